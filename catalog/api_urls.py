@@ -1,0 +1,3 @@
+"""The JSON API under /api/v2/."""
+
+urlpatterns: list = []

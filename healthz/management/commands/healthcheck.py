@@ -1,0 +1,40 @@
+"""`svc healthcheck`: a probe for container health checks and monitoring."""
+
+from __future__ import annotations
+
+import sys
+import urllib.error
+import urllib.request
+
+from django.core.management.base import BaseCommand
+
+DEFAULT_URL = "http://localhost:8080/healthz"
+TIMEOUT_SECONDS = 3.0
+
+
+def probe(url: str, timeout: float = TIMEOUT_SECONDS) -> str | None:
+    """None when ``url`` answers HTTP 200, else a one-line reason."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            status = response.status
+    except urllib.error.HTTPError as error:
+        status = error.code
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        return f"{url}: {reason}"
+    return None if status == 200 else f"{url}: HTTP {status}"
+
+
+class Command(BaseCommand):
+    help = "GET a health URL; exit 0 on HTTP 200, 1 otherwise with a one-line reason."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--url", default=DEFAULT_URL, help=f"URL to probe (default {DEFAULT_URL})")
+        parser.add_argument("--timeout", type=float, default=TIMEOUT_SECONDS, help="seconds to wait")
+
+    def handle(self, *args, url: str, timeout: float, **options) -> None:
+        reason = probe(url, timeout)
+        if reason:
+            self.stderr.write(f"unhealthy: {reason}")
+            sys.exit(1)
+        self.stdout.write(f"healthy: {url}")

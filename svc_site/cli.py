@@ -1,0 +1,50 @@
+"""The `svc` console script: a thin dispatcher over svc's management commands."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# `svc <subcommand>` → management command name, with its one-line summary.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "serve": ("serve", "run the production web server (gunicorn) on FRAMEWORK_SITE_ADDR"),
+    "validate": ("validate", "check a data directory: schemas, references, orphans, duplicates"),
+    "healthcheck": ("healthcheck", "probe a health URL; exit 0 on HTTP 200, 1 otherwise"),
+}
+
+USAGE = "usage: svc <command> [options]   (svc <command> --help for its options)"
+
+
+def usage() -> str:
+    width = max(map(len, SUBCOMMANDS))
+    lines = [USAGE, "", "commands:"]
+    lines += [f"  {name.ljust(width)}  {summary}" for name, (_, summary) in SUBCOMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in {"-h", "--help", "help"}:
+        print(usage())
+        return 0
+    if args[0] not in SUBCOMMANDS:
+        print(f"svc: unknown command {args[0]!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "svc_site.settings")
+    import django
+    from django.core.exceptions import ImproperlyConfigured
+    from django.core.management import execute_from_command_line
+
+    try:
+        django.setup()
+    except ImproperlyConfigured as error:
+        print(f"svc: configuration error: {error}", file=sys.stderr)
+        return 2
+    command, _ = SUBCOMMANDS[args[0]]
+    execute_from_command_line(["svc", command, *args[1:]])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

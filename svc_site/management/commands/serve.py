@@ -1,0 +1,41 @@
+"""`svc serve`: load the catalogue once, then serve it with gunicorn workers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from catalog import store
+from catalog.loader import DataDirError, load_catalog
+from svc_site.server import GunicornServer, gunicorn_options
+
+
+class Command(BaseCommand):
+    help = "Run the production web server (gunicorn) on FRAMEWORK_SITE_ADDR."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--workers", type=int, default=settings.SVC.workers, help="worker processes (SVC_WORKERS)")
+        parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+
+    def handle(self, *args, workers: int, threads: int, **options) -> None:
+        config = settings.SVC
+        try:
+            store.install(load_catalog(config.data_dir))
+        except DataDirError as error:
+            raise CommandError(str(error)) from None
+
+        if not Path(settings.STATIC_ROOT).is_dir():
+            # A fresh clone has no built assets yet; an image has them built in.
+            call_command("collectstatic", interactive=False, verbosity=0)
+
+        from svc_site.wsgi import application
+
+        bind = (
+            f"[{config.site_host}]:{config.site_port}"
+            if ":" in config.site_host
+            else f"{config.site_host}:{config.site_port}"
+        )
+        GunicornServer(lambda: application, gunicorn_options(bind, workers, threads)).run()

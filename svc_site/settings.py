@@ -1,0 +1,71 @@
+"""Django settings: everything comes from the environment through svc_site.config."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.core.exceptions import ImproperlyConfigured
+
+from svc_site.config import PROJECT_ROOT, ConfigError, load_config
+from svc_site.logging_config import build_logging
+
+try:
+    SVC, _ = load_config()
+except ConfigError as error:
+    raise ImproperlyConfigured(str(error)) from None
+
+BASE_DIR = PROJECT_ROOT
+# Nothing is signed or stored: no sessions, no auth, no CSRF-protected forms.
+SECRET_KEY = secrets.token_urlsafe(50)
+DEBUG = False
+ALLOWED_HOSTS = list(SVC.allowed_hosts)
+
+INSTALLED_APPS = [
+    "django.contrib.staticfiles",
+    "svc_site",
+    "catalog",
+    "oaipmh",
+    "healthz",
+    "validation",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.common.CommonMiddleware",
+]
+
+ROOT_URLCONF = "svc_site.urls"
+WSGI_APPLICATION = "svc_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
+    }
+]
+
+DATABASES: dict = {}
+USE_TZ = True
+TIME_ZONE = "UTC"
+LANGUAGE_CODE = "en"
+USE_I18N = False
+
+STATIC_URL = "/static/"
+STATIC_ROOT = SVC.site_root
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+LOGGING_CONFIG = None
+build_logging(SVC)
+
+# One cache for state that replicas may share (OAI rate limits): in-process by
+# default, Redis when SVC_CACHE_URL names one.
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": SVC.cache_url}
+        if SVC.cache_url
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}

@@ -1,0 +1,86 @@
+"""Shared fixtures: paths to the data sets and a real `svc serve` process."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+CORPUS_DIR = PROJECT_ROOT.parent / "shared" / "corpus" / "dsp"
+SAMPLE_DIR = PROJECT_ROOT / "modules" / "svc" / "server" / "data"
+SVC = str(Path(sys.executable).with_name("svc"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def run_svc(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run the installed `svc` console script as a user would."""
+    return subprocess.run(
+        [SVC, *args], capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})}
+    )
+
+
+def wait_for(url: str, process: subprocess.Popen, deadline: float = 30) -> None:
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"server exited with {process.returncode}: {process.stderr.read() if process.stderr else ''}"
+            )
+        try:
+            with urllib.request.urlopen(url, timeout=1) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(url)
+
+
+class Server:
+    def __init__(self, process: subprocess.Popen, base_url: str) -> None:
+        self.process = process
+        self.base_url = base_url
+
+
+def start_server(data_dir: Path, extra_env: dict[str, str] | None = None, *args: str) -> Server:
+    port = free_port()
+    env = {**os.environ, "SVC_DATA_DIR": str(data_dir), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}", **(extra_env or {})}
+    process = subprocess.Popen(
+        [SVC, "serve", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    server = Server(process, f"http://127.0.0.1:{port}")
+    try:
+        wait_for(server.base_url + "/healthz", process)
+    except Exception:
+        process.kill()
+        raise
+    return server
+
+
+def stop_server(server: Server) -> str:
+    server.process.terminate()
+    try:
+        out, err = server.process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        out, err = server.process.communicate()
+    return out + err
+
+
+@pytest.fixture(scope="session")
+def corpus_server() -> Iterator[Server]:
+    server = start_server(CORPUS_DIR)
+    yield server
+    stop_server(server)

@@ -1,0 +1,51 @@
+"""The `svc` console script, run as a subprocess."""
+
+import urllib.request
+
+from tests.conftest import CORPUS_DIR, run_svc, start_server, stop_server
+
+
+def test_help_lists_the_commands():
+    result = run_svc("--help")
+    assert result.returncode == 0
+    for command in ("serve", "validate", "healthcheck"):
+        assert f"  {command} " in result.stdout
+
+
+def test_unknown_command_is_a_usage_error():
+    result = run_svc("frobnicate")
+    assert result.returncode == 2 and "unknown command 'frobnicate'" in result.stderr
+
+
+def test_serve_without_data_dir_stops_with_one_line(tmp_path):
+    result = run_svc("serve", env={"SVC_DATA_DIR": str(tmp_path / "missing")})
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "does not exist" in lines[0]
+
+
+def test_healthcheck_against_a_running_server(corpus_server):
+    ok = run_svc("healthcheck", "--url", corpus_server.base_url + "/healthz")
+    assert ok.returncode == 0, ok.stderr
+    missing = run_svc("healthcheck", "--url", corpus_server.base_url + "/no-such-page")
+    assert missing.returncode == 1 and "HTTP 404" in missing.stderr
+
+
+def test_healthcheck_when_nothing_listens():
+    result = run_svc("healthcheck", "--url", "http://127.0.0.1:9/healthz", "--timeout", "1")
+    assert result.returncode == 1
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_healthz_is_empty_200(corpus_server):
+    with urllib.request.urlopen(corpus_server.base_url + "/healthz") as response:
+        assert response.status == 200 and response.read() == b""
+
+
+def test_serve_uses_legacy_data_dir(tmp_path):
+    server = start_server(CORPUS_DIR, {"SVC_DATA_DIR": "", "DATA_DIR": str(CORPUS_DIR)})
+    try:
+        logs = stop_server(server)
+    finally:
+        server.process.kill()
+    assert "loaded 85 projects" in logs
