@@ -1,3 +1,23 @@
-"""The JSON API under /api/v2/."""
+"""The JSON API under /api/v2/ (described by /api/v2/openapi.json)."""
 
-urlpatterns: list = []
+from django.urls import path, re_path
+
+from catalog import api
+
+urlpatterns = [
+    path("openapi.json", api.openapi, name="api-openapi"),
+    path("projects", api.entity_list("projects"), name="api-projects"),
+    path("projects/<str:shortcode>", api.project_detail, name="api-project"),
+    path("projects/<str:shortcode>/records", api.project_records, name="api-project-records"),
+    path("projects/<str:shortcode>/records/<str:record>", api.project_record, name="api-project-record"),
+    *(
+        route
+        for kind in ("persons", "organizations", "clusters", "collections")
+        for route in (
+            path(kind, api.entity_list(kind), name=f"api-{kind}"),
+            path(f"{kind}/<str:key>", api.entity_detail(kind), name=f"api-{kind}-detail"),
+        )
+    ),
+    # Anything else under /api/v2/ is a JSON 404, never the HTML one.
+    re_path(r"^(?P<rest>.*)$", api.unknown_endpoint, name="api-unknown"),
+]
