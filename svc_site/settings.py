@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "oaipmh",
     "healthz",
     "validation",
+    "apiusage",
 ]
 
 MIDDLEWARE = [

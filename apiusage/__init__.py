@@ -1,0 +1,1 @@
+"""Companion repository API removals and deprecations: the registry and the scanners behind `svc check-api-usage`."""
