@@ -8,18 +8,22 @@ Resolution order for one entry of a project's ``temporalCoverage``:
 
 1. A ChronOntology period reference (``…chronontology.dainst.org/period/<id>``)
    resolves through ``chronontology-periods.json`` (keyed by ``<id>``) when that
-   period has a timespan whose begin and end are both years.
+   period has a timespan with a year at both ends.
 2. Otherwise the entry's name resolves through
-   ``temporal-coverage-enrichment.json`` (keyed by the name): its ``date`` is used
-   when it is a W3CDTF year or ``start/end`` range; an entry with ``date: null``
-   and ``source: "unresolved"`` is a known gap (``unresolved_ack``), not an error.
-3. Otherwise the entry has a name and no date.
+   ``temporal-coverage-enrichment.json`` (keyed by the name; a language map tries
+   its preferred text first, then its other texts): its ``date`` is used when it
+   is a year or a ``start/end`` range of years (written as below); an entry with ``date: null`` and
+   ``source: "unresolved"`` is a known gap (``unresolved_ack``), not an error.
+3. Otherwise a ChronOntology period with a year at one end only ("not
+   specified" or "present" at the other) gives an open range, ``1914/..`` or
+   ``../1500`` (ISO 8601-2 notation: W3CDTF has no open ranges).
+4. Otherwise the entry has a name and no date.
 
-Dates are written the way the enrichment file writes them: a year has a sign
-only when negative and at least four digits (``-945`` -> ``-0945``, ``98`` ->
-``0098``); a span is ``start/end``; a span of one year is that year alone.
-Negative years are kept as the source numbers them (no shift between
-historical BCE and ISO 8601 astronomical numbering), as the enrichment file does.
+Years are written the way the enrichment file writes them: a sign only when
+negative, at least four digits (``-945`` -> ``-0945``, ``98`` -> ``0098``); a
+span of one year is that year alone. Negative years are kept as the source
+numbers them (no shift between historical BCE and ISO 8601 astronomical
+numbering), as the enrichment file does.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from catalog.model import is_placeholder, language_items, pick_language
 
 _CHRONONTOLOGY_PERIOD = re.compile(r"^https?://chronontology\.dainst\.org/period/([A-Za-z0-9_-]+)/?$")
 _YEAR = re.compile(r"^-?[0-9]+$")
-W3CDTF_DATE = re.compile(r"^-?[0-9]{4,}(/-?[0-9]{4,})?$")
+_YEARS = re.compile(r"^(-?[0-9]+)(?:/(-?[0-9]+))?$")  # a year or a start/end range of years
 UNRESOLVED_SOURCE = "unresolved"
 
 
@@ -50,20 +54,21 @@ def resolve(entry: Any, periods: Mapping[str, Any], enrichment: Mapping[str, Any
     """Resolve one ``temporalCoverage`` entry (a language map or an authority reference)."""
     name = coverage_name(entry)
     period_id = chronontology_period_id(entry)
-    if period_id is not None:
-        date = period_date(periods.get(period_id))
-        if date is not None:
-            return TemporalCoverage(name, date, False)
+    period = periods.get(period_id) if period_id is not None else None
+    closed = _period_span(period, closed=True)
+    if closed is not None:
+        return TemporalCoverage(name, closed, False)
     for candidate in _candidate_names(entry, name):
         known = enrichment.get(candidate)
         if not isinstance(known, Mapping):
             continue
         date = known.get("date")
-        if isinstance(date, str) and W3CDTF_DATE.match(date):
-            return TemporalCoverage(name, date, False)
+        years = _YEARS.match(date.strip()) if isinstance(date, str) else None
+        if years:
+            return TemporalCoverage(name, _span(*(_w3cdtf(year) for year in years.groups() if year)), False)
         if date is None and known.get("source") == UNRESOLVED_SOURCE:
             return TemporalCoverage(name, None, True)
-    return TemporalCoverage(name, None, False)
+    return TemporalCoverage(name, _period_span(period, closed=False), False)
 
 
 def coverage_name(entry: Any) -> str:
@@ -84,24 +89,33 @@ def chronontology_period_id(entry: Any) -> str | None:
     return match.group(1) if match else None
 
 
-def period_date(period: Any) -> str | None:
-    """The W3CDTF date of a ChronOntology period: its first timespan with a year at both ends."""
+def _period_span(period: Any, closed: bool) -> str | None:
+    """The first timespan with a year at both ends (``closed``) or at one end only."""
     if not isinstance(period, Mapping):
         return None
     for span in period.get("hasTimespan") or ():
         begin, end = _year(span, "begin"), _year(span, "end")
-        if begin is not None and end is not None:
-            return begin if begin == end else f"{begin}/{end}"
+        if closed and begin is not None and end is not None:
+            return _span(begin, end)
+        if not closed and (begin is None) != (end is None):
+            return f"{begin}/.." if begin is not None else f"../{end}"
     return None
 
 
 def _year(span: Any, side: str) -> str | None:
     bound = span.get(side) if isinstance(span, Mapping) else None
     at = bound.get("at") if isinstance(bound, Mapping) else None
-    if not isinstance(at, str) or not _YEAR.match(at.strip()):
-        return None
-    year = int(at)
-    return f"-{-year:04d}" if year < 0 else f"{year:04d}"
+    return _w3cdtf(at.strip()) if isinstance(at, str) and _YEAR.match(at.strip()) else None
+
+
+def _w3cdtf(year: str) -> str:
+    """``-945`` -> ``-0945``, ``98`` -> ``0098``: four digits at least, a sign only when negative."""
+    number = int(year)
+    return f"-{-number:04d}" if number < 0 else f"{number:04d}"
+
+
+def _span(begin: str, end: str | None = None) -> str:
+    return begin if end is None or end == begin else f"{begin}/{end}"
 
 
 def _candidate_names(entry: Any, name: str) -> Iterator[str]:

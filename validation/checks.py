@@ -338,7 +338,8 @@ class _Validation:
         collections = {item.key for item in self.items["collection"]}
 
         def expect(item: _Item, value: Any, known: set[str] | Mapping[str, Any], what: str, *path: PathPart) -> None:
-            if isinstance(value, str) and value not in known:
+            key = value.lower() if what == "project" and isinstance(value, str) else value  # shortcodes ignore case
+            if isinstance(value, str) and key not in known:
                 self.add(item.file, item.path(*path), Check.REFERENCE, f"unknown {what} {value!r}")
 
         for project in self.items["project"]:
@@ -363,10 +364,10 @@ class _Validation:
                 expect(person, value, organizations, "organization", "affiliations", position)
         for cluster in self.items["cluster"]:
             for position, value in _entries(cluster.raw.get("projects")):
-                expect(cluster, _lower(value), self.projects_by_key, "project", "projects", position)
+                expect(cluster, value, self.projects_by_key, "project", "projects", position)
         for collection in self.items["collection"]:
             for position, value in _entries(collection.raw.get("projects")):
-                expect(collection, _lower(value), self.projects_by_key, "project", "projects", position)
+                expect(collection, value, self.projects_by_key, "project", "projects", position)
             for position, value in _entries(collection.raw.get("collections")):
                 expect(collection, value, collections, "collection", "collections", position)
             for position, value in _entries(collection.raw.get("records")):
@@ -510,7 +511,7 @@ class _Validation:
                     what, reason = f"temporal coverage {resolved.name!r}", f"it is not in {ENRICHMENT_FILE}"
                 else:
                     what = f"ChronOntology period {period!r} ({resolved.name or 'no name'})"
-                    reason = f"it has no years in {PERIODS_FILE} and is not in {ENRICHMENT_FILE}"
+                    reason = f"it has no year in {PERIODS_FILE} and is not in {ENRICHMENT_FILE}"
                 self.add(
                     project.file,
                     project.path("temporalCoverage", position),
