@@ -154,12 +154,13 @@ class _Item:
         return json_path(parts if self.index is None else (self.index, *parts))
 
     @property
-    def key(self) -> str:
+    def key(self) -> str | None:
+        """The shortcode of a project, the id of anything else (None if missing: a schema finding)."""
         value = self.raw.get("shortcode" if self.kind == "project" else "id")
-        return value if isinstance(value, str) else "?"
+        return value if isinstance(value, str) else None
 
     def describe(self) -> str:
-        return f"{self.kind} {self.key} ({self.file})"
+        return f"{self.kind} {self.key or '?'} ({self.file})"
 
 
 # Where a value was seen: an entity, or a record packed as (file number << 32 | position).
@@ -198,7 +199,7 @@ class _Validation:
     def run(self) -> Report:
         for directory, kind in ENTITY_KINDS.items():
             self.read_entities(directory, kind)
-        self.projects_by_key = {item.key.lower(): item for item in self.items["project"]}
+        self.projects_by_key = {item.key.lower(): item for item in self.items["project"] if item.key}
         periods = self.read_optional(PERIODS_FILE, "chronontology-periods")
         enrichment = self.read_optional(ENRICHMENT_FILE, "temporal-coverage-enrichment")
         self.check_references()
@@ -332,58 +333,58 @@ class _Validation:
 
     def check_references(self) -> None:
         """Every id a project, person, cluster or collection names must exist."""
-        contributors = {item.key for item in self.items["person"]} | {item.key for item in self.items["organization"]}
-        organizations = {item.key for item in self.items["organization"]}
-        clusters = {item.key for item in self.items["cluster"]}
-        collections = {item.key for item in self.items["collection"]}
+        persons, organizations, clusters, collections = (
+            {item.key for item in self.items[kind]} for kind in ("person", "organization", "cluster", "collection")
+        )
 
-        def expect(item: _Item, value: Any, known: set[str] | Mapping[str, Any], what: str, *path: PathPart) -> None:
-            key = value.lower() if what == "project" and isinstance(value, str) else value  # shortcodes ignore case
-            if isinstance(value, str) and key not in known:
+        def is_contributor(value: str) -> bool:
+            return value in persons or value in organizations
+
+        def is_project(shortcode: str) -> bool:
+            return shortcode.lower() in self.projects_by_key
+
+        def expect(item: _Item, value: Any, exists: Callable[[str], bool], what: str, *path: PathPart) -> None:
+            if isinstance(value, str) and not exists(value):
                 self.add(item.file, item.path(*path), Check.REFERENCE, f"unknown {what} {value!r}")
 
         for project in self.items["project"]:
-            for position, attribution in _entries(project.raw.get("attributions")):
-                if isinstance(attribution, dict):
-                    value = attribution.get("contributor")
-                    expect(project, value, contributors, _contributor(value), "attributions", position, "contributor")
-            for position, value in _entries(project.raw.get("contactPoint")):
-                expect(project, value, contributors, _contributor(value), "contactPoint", position)
-            for grant_position, funder_position, value in _funders(project.raw):
-                path = ("funding", grant_position, "funders", funder_position)
-                expect(project, value, contributors, _contributor(value), *path)
+            for path, value in _named_contributors(project.raw):
+                expect(project, value, is_contributor, _contributor(value), *path)
             for position, value in _entries(project.raw.get("clusters")):
-                expect(project, value, clusters, "cluster", "clusters", position)
+                expect(project, value, clusters.__contains__, "cluster", "clusters", position)
             for position, value in _entries(project.raw.get("collections")):
-                expect(project, value, collections, "collection", "collections", position)
-            for position, value in _entries(project.raw.get("records")):
-                if isinstance(value, str):
-                    self.wanted_records[value].append((project, project.path("records", position)))
+                expect(project, value, collections.__contains__, "collection", "collections", position)
+            self.want_records(project)
         for person in self.items["person"]:
             for position, value in _entries(person.raw.get("affiliations")):
-                expect(person, value, organizations, "organization", "affiliations", position)
+                expect(person, value, organizations.__contains__, "organization", "affiliations", position)
         for cluster in self.items["cluster"]:
             for position, value in _entries(cluster.raw.get("projects")):
-                expect(cluster, value, self.projects_by_key, "project", "projects", position)
+                expect(cluster, value, is_project, "project", "projects", position)
         for collection in self.items["collection"]:
             for position, value in _entries(collection.raw.get("projects")):
-                expect(collection, value, self.projects_by_key, "project", "projects", position)
+                expect(collection, value, is_project, "project", "projects", position)
             for position, value in _entries(collection.raw.get("collections")):
-                expect(collection, value, collections, "collection", "collections", position)
-            for position, value in _entries(collection.raw.get("records")):
-                if isinstance(value, str):
-                    self.wanted_records[value].append((collection, collection.path("records", position)))
+                expect(collection, value, collections.__contains__, "collection", "collections", position)
+            self.want_records(collection)
         self.check_collection_cycles()
+
+    def want_records(self, item: _Item) -> None:
+        """Note the records a project or collection names; records are read later, one at a time."""
+        for position, value in _entries(item.raw.get("records")):
+            if isinstance(value, str):
+                self.wanted_records[value].append((item, item.path("records", position)))
 
     def check_collection_cycles(self) -> None:
         """A collection that contains itself, directly or not, cannot be shown as a tree."""
         children = {
             item.key: [c for _, c in _entries(item.raw.get("collections")) if isinstance(c, str)]
             for item in self.items["collection"]
+            if item.key
         }
         reported: set[frozenset[str]] = set()
         for item in self.items["collection"]:
-            cycle = _cycle_from(item.key, children)
+            cycle = _cycle_from(item.key, children) if item.key else None
             if cycle and frozenset(cycle) not in reported:
                 reported.add(frozenset(cycle))
                 self.add(
@@ -443,18 +444,10 @@ class _Validation:
 
     def check_orphans(self) -> None:
         """Persons, organizations and collections that nothing refers to."""
-        named: set[Any] = set()
-        for project in self.items["project"]:
-            raw = project.raw
-            named.update(
-                _hashable(a.get("contributor")) for _, a in _entries(raw.get("attributions")) if isinstance(a, dict)
-            )
-            named.update(_hashable(value) for _, value in _entries(raw.get("contactPoint")))
-            named.update(_hashable(value) for _, _, value in _funders(raw))
-        for person in self.items["person"]:
-            named.update(_hashable(value) for _, value in _entries(person.raw.get("affiliations")))
+        named = _ids(value for project in self.items["project"] for _, value in _named_contributors(project.raw))
+        named |= _ids(value for person in self.items["person"] for _, value in _entries(person.raw.get("affiliations")))
         for item in self.items["person"]:
-            if item.key not in named:
+            if item.key and item.key not in named:
                 self.add(
                     item.file,
                     item.path(),
@@ -462,7 +455,7 @@ class _Validation:
                     f"person {item.key!r} is not named by any project (attributions, contact points, funding)",
                 )
         for item in self.items["organization"]:
-            if item.key not in named:
+            if item.key and item.key not in named:
                 self.add(
                     item.file,
                     item.path(),
@@ -471,12 +464,12 @@ class _Validation:
                     "funding) nor by any person's affiliations",
                 )
 
-        contained = {_hashable(v) for item in self.items["project"] for _, v in _entries(item.raw.get("collections"))}
+        contained = _ids(value for item in self.items["project"] for _, value in _entries(item.raw.get("collections")))
         for item in self.items["collection"]:
-            contained.update(_hashable(v) for _, v in _entries(item.raw.get("collections")) if v != item.key)
+            contained |= _ids(value for _, value in _entries(item.raw.get("collections")) if value != item.key)
         for item in self.items["collection"]:
-            owners = [_lower(value) for _, value in _entries(item.raw.get("projects"))]
-            if item.key not in contained and not any(owner in self.projects_by_key for owner in owners):
+            owners = [value.lower() for _, value in _entries(item.raw.get("projects")) if isinstance(value, str)]
+            if item.key and item.key not in contained and not any(owner in self.projects_by_key for owner in owners):
                 self.add(
                     item.file,
                     item.path(),
@@ -508,7 +501,8 @@ class _Validation:
                 if not resolved.name and period is None and is_placeholder(entry.get("url")):
                     continue  # a placeholder: the value is knowingly missing
                 if period is None:
-                    what, reason = f"temporal coverage {resolved.name!r}", f"it is not in {ENRICHMENT_FILE}"
+                    what = f"temporal coverage {resolved.name or entry.get('url')!r}"
+                    reason = f"it is not in {ENRICHMENT_FILE}"
                 else:
                     what = f"ChronOntology period {period!r} ({resolved.name or 'no name'})"
                     reason = f"it has no year in {PERIODS_FILE} and is not in {ENRICHMENT_FILE}"
@@ -526,11 +520,17 @@ def _entries(value: Any) -> Iterator[tuple[int, Any]]:
         yield from enumerate(value)
 
 
-def _funders(project: Mapping[str, Any]) -> Iterator[tuple[int, int, Any]]:
+def _named_contributors(project: Mapping[str, Any]) -> Iterator[tuple[tuple[PathPart, ...], Any]]:
+    """Where a project names a person or organization: attributions, contact points, funders."""
+    for position, attribution in _entries(project.get("attributions")):
+        if isinstance(attribution, dict):
+            yield ("attributions", position, "contributor"), attribution.get("contributor")
+    for position, value in _entries(project.get("contactPoint")):
+        yield ("contactPoint", position), value
     for grant_position, grant in _entries(project.get("funding")):
         if isinstance(grant, dict):
             for funder_position, funder in _entries(grant.get("funders")):
-                yield grant_position, funder_position, funder
+                yield ("funding", grant_position, "funders", funder_position), funder
 
 
 def _contributor(value: Any) -> str:
@@ -542,13 +542,9 @@ def _contributor(value: Any) -> str:
     return "person or organization"
 
 
-def _hashable(value: Any) -> Any:
-    """Ids are strings; anything else (already a schema finding) must not break the set."""
-    return value if isinstance(value, str) else None
-
-
-def _lower(value: Any) -> Any:
-    return value.lower() if isinstance(value, str) else value
+def _ids(values: Iterable[Any]) -> set[str]:
+    """The string ids among ``values``: anything else is already a schema finding and names nothing."""
+    return {value for value in values if isinstance(value, str)}
 
 
 def _cycle_from(start: str, children: Mapping[str, Sequence[str]]) -> list[str] | None:
