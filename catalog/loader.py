@@ -184,13 +184,18 @@ def _unique(kind: str, entities: list[E], key: Callable[[E], str], reader: _Read
     return index
 
 
-def load_catalog(data_dir: str | os.PathLike[str]) -> Catalog:
-    """Load a whole data directory. Raises :class:`DataDirError` if it is unusable."""
-    root = Path(data_dir)
+def check_data_dir(root: Path) -> None:
+    """Raise :class:`DataDirError` unless ``root`` is a readable directory."""
     if not root.is_dir():
         raise DataDirError(f"data directory {str(root)!r} does not exist or is not a directory")
     if not os.access(root, os.R_OK | os.X_OK):
         raise DataDirError(f"data directory {str(root)!r} is not readable")
+
+
+def load_catalog(data_dir: str | os.PathLike[str]) -> Catalog:
+    """Load a whole data directory. Raises :class:`DataDirError` if it is unusable."""
+    root = Path(data_dir)
+    check_data_dir(root)
 
     reader = _Reader(root)
     project_by_key = _unique(

@@ -1,28 +1,55 @@
-"""`svc validate <data_dir>`: check a data directory before publishing it."""
+"""`svc validate <data_dir>`: check a data directory before publishing it (SPEC §6).
+
+Thin: the checks live in :mod:`validation.checks`, the output in :mod:`validation.report`.
+Exit status: 0 valid, 1 findings, 2 usage error (bad options, missing or unreadable directory).
+"""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
-from catalog.loader import DataDirError, load_catalog
+from catalog.loader import DataDirError
+from validation.checks import validate_data_dir
+from validation.report import finding_line, summary, to_json
 
 
 class Command(BaseCommand):
-    help = "Validate every data file under a data directory."
+    help = (
+        "Validate every data file under a data directory: JSON Schemas, references, orphans, duplicates, "
+        "project roles in job titles, temporal coverage. Findings go to standard error as "
+        "'<file>: <JSON path>: <message>', a summary to standard output. "
+        "Exit 0 when valid, 1 when something was found, 2 for a usage error."
+    )
 
-    def add_arguments(self, parser) -> None:
-        parser.add_argument("data_dir", type=Path)
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("data_dir", type=Path, help="the data directory (projects/, persons/, …)")
+        parser.add_argument(
+            "--format",
+            choices=("text", "json"),
+            default="text",
+            help="text (default): findings on standard error, summary on standard output; "
+            "json: one report object on standard output",
+        )
 
-    def handle(self, *args, data_dir: Path, **options) -> None:
+    def handle(self, *args, data_dir: Path, format: str, **options) -> None:
+        on_terminal = self.stderr.isatty()
         try:
-            catalog = load_catalog(data_dir)
+            report = validate_data_dir(data_dir, progress=self._show_progress if on_terminal else None)
         except DataDirError as error:
             self.stderr.write(f"svc validate: {error}")
-            sys.exit(2)
-        for problem in catalog.problems:
-            self.stderr.write(f"{problem.path}: {problem.reason}")
-        self.stdout.write(f"{len(catalog.problems)} problem(s)")
-        sys.exit(1 if catalog.problems else 0)
+            raise SystemExit(2) from None
+        if on_terminal:
+            self.stderr.write("\r\033[K", ending="")
+        if format == "json":
+            self.stdout.write(to_json(report))
+        else:
+            for finding in report.findings:
+                self.stderr.write(finding_line(finding))
+            self.stdout.write(summary(report))
+        raise SystemExit(0 if report.valid else 1)
+
+    def _show_progress(self, message: str) -> None:
+        self.stderr.write(f"\r\033[Kchecking {message}", ending="")
+        self.stderr.flush()
