@@ -7,6 +7,8 @@ values, so that logging, tracing and rate limiting agree on one address.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Mapping
+from typing import Any
 
 
 def client_address(remote_addr: str, forwarded_for: str | None, trusted_hops: int) -> str:
@@ -26,3 +28,8 @@ def client_address(remote_addr: str, forwarded_for: str | None, trusted_hops: in
         return str(ipaddress.ip_address(candidate))
     except ValueError:
         return remote_addr
+
+
+def request_client(environ: Mapping[str, Any], trusted_hops: int) -> str:
+    """:func:`client_address` of a WSGI environ (Django's ``request.META``)."""
+    return client_address(environ.get("REMOTE_ADDR", ""), environ.get("HTTP_X_FORWARDED_FOR"), trusted_hops)

@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 
 from catalog import store
 from svc_site import telemetry
-from svc_site.client import client_address
+from svc_site.client import request_client
 from svc_site.privacy import anonymize, redact_query
 
 access_logger = logging.getLogger("svc.access")
@@ -42,11 +42,7 @@ class AccessLogMiddleware:
         telemetry.observe_request(request.method or "", route, response.status_code, seconds)
 
         query = redact_query(request.META.get("QUERY_STRING", ""))
-        client = anonymize(
-            client_address(
-                request.META.get("REMOTE_ADDR", ""), request.META.get("HTTP_X_FORWARDED_FOR"), self.trusted_hops
-            )
-        )
+        client = anonymize(request_client(request.META, self.trusted_hops))
         duration_ms = round(seconds * 1000, 3)
         access_logger.info(
             "%s %s%s %s %.1f ms",

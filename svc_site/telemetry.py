@@ -21,8 +21,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from wsgiref.util import request_uri
 
-from svc_site.client import client_address
+from svc_site.client import request_client
 from svc_site.config import Config, parse_resource_attributes
 from svc_site.privacy import anonymize, redact_query
 
@@ -105,18 +106,27 @@ def instrument_wsgi(app: Callable, config: Config) -> Callable:
     trusted_hops = config.trusted_proxy_hops
 
     def privacy_hook(span: Any, environ: dict) -> None:
-        """Overwrite the attributes that would carry personal data: the raw query and the client address."""
+        """Overwrite the attributes that would carry personal data: the raw query and the peer address.
+
+        ``client.address`` becomes the client's network behind the trusted proxies, as in the access log.
+        """
         if not span.is_recording():
             return
-        path, query = environ.get("PATH_INFO", ""), redact_query(environ.get("QUERY_STRING", ""))
-        target = f"{path}?{query}" if query else path
-        client = anonymize(
-            client_address(environ.get("REMOTE_ADDR", ""), environ.get("HTTP_X_FORWARDED_FOR"), trusted_hops)
-        )
-        for key, value in (("http.target", target), ("http.url", target), ("url.query", query)):
-            span.set_attribute(key, value)
-        for key in ("net.peer.ip", "client.address"):
-            span.set_attribute(key, client)
+        query = redact_query(environ.get("QUERY_STRING", ""))
+        suffix = f"?{query}" if query else ""
+        url = request_uri(environ, include_query=False) + suffix
+        replacements = {
+            "http.target": environ.get("PATH_INFO", "") + suffix,
+            "url.query": query,
+            "http.url": url,
+            "url.full": url,
+            "net.peer.ip": anonymize(environ.get("REMOTE_ADDR", "")),
+        }
+        present = span.attributes
+        for key, value in replacements.items():
+            if key in present:
+                span.set_attribute(key, value)
+        span.set_attribute("client.address", anonymize(request_client(environ, trusted_hops)))
 
     # Request metrics come from observe_request (by route), not from the raw paths this middleware sees.
     return OpenTelemetryMiddleware(app, request_hook=privacy_hook, meter_provider=NoOpMeterProvider())

@@ -182,6 +182,7 @@ def test_installed_service_runs_as_nobody_without_a_shell_on_read_only_data(imag
     lines = [json.loads(line) for line in stdout.splitlines()]
     assert {"level", "logger", "message", "time"} <= lines[0].keys()
     assert any(line["logger"] == "gunicorn.error" and line["message"].startswith("Listening at") for line in lines)
+    assert not [line for line in lines if "control socket" in line["message"].lower()]  # no ~/.gunicorn needed
     (access,) = [line for line in lines if line["logger"] == "svc.access"]
     assert access["method"] == "HEAD" and access["path"] == "/" and access["status"] == 308
     assert access["client"] == "127.0.0.0"

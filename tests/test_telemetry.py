@@ -182,7 +182,7 @@ def test_spans_metrics_and_logs_reach_the_collector_in_dev(receiver, tmp_path):
     assert home["http.route"] == "/"
     assert "Jane" not in json.dumps(home) and "198.51.100.23" not in json.dumps(home)
     assert home["http.target"] == "/?verb=Identify&q=REDACTED"
-    assert home["client.address"] == "198.51.100.0"
+    assert home["client.address"] == "198.51.100.0" and home["net.peer.ip"] == "127.0.0.0"
     (missing,) = by_name["GET"]
     assert attributes(missing.attributes)["http.status_code"] == 404
     (load,) = by_name["catalog.load"]
