@@ -180,7 +180,8 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
     log_filter = parse_log_filter(read.str("RUST_LOG", "info"))
 
     data_dir_value = read.str("SVC_DATA_DIR") or read.str("DATA_DIR")
-    data_dir = Path(data_dir_value).resolve() if data_dir_value else PROJECT_ROOT / DEFAULT_DATA_DIR
+    # Absolute but not resolved: a symlink is followed anew on every reload (switch it, then SIGHUP).
+    data_dir = Path(data_dir_value).absolute() if data_dir_value else PROJECT_ROOT / DEFAULT_DATA_DIR
 
     oai_base_url = _absolute_url(
         "SVC_OAI_BASE_URL", read.str("SVC_OAI_BASE_URL", "https://repository.dasch.swiss/dpe/oai")

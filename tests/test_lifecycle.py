@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.client
 import os
-import shutil
 import signal
 import socket
 import threading
@@ -99,23 +98,33 @@ class Load:
             thread.join()
 
 
+def switch(link: Path, target: Path) -> None:
+    """Point ``link`` at ``target`` atomically (a new link renamed over the old one)."""
+    staged = link.with_name(link.name + ".new")
+    staged.symlink_to(target)
+    staged.replace(link)
+
+
 def test_sighup_reloads_without_dropping_requests_and_keeps_good_data(tmp_path: Path):
-    data = write_data_set(tmp_path / "data", ["0001"])
-    first = load_catalog(data).data_version
-    server = start_server(data, {"SVC_WORKERS": "2"})
+    releases, current = tmp_path / "releases", tmp_path / "current"
+    first_release = write_data_set(releases / "1", ["0001"])
+    switch(current, first_release)
+    first = load_catalog(first_release).data_version
+    server = start_server(current, {"SVC_WORKERS": "2"})
     load = Load(server.base_url)
     try:
         load.wait_until_only(first)
 
-        # A new project: after SIGHUP every response comes from the new data.
-        write_data_set(data, ["0002"])
-        second = load_catalog(data).data_version
+        # A new release with one more project, switched in: after SIGHUP every response comes from it.
+        second_release = write_data_set(releases / "2", ["0001", "0002"])
+        second = load_catalog(second_release).data_version
+        switch(current, second_release)
         server.process.send_signal(signal.SIGHUP)
         server.wait_for_output(f"reloaded data version {second} (was {first})")
         load.wait_until_only(second)
 
         # A file caught half-written: the reload is refused, the complete data keeps being served.
-        (data / "projects" / "0001.json").write_text('{"id": "project-0001", "shortc')
+        (second_release / "projects" / "0001.json").write_text('{"id": "project-0001", "shortc')
         server.process.send_signal(signal.SIGHUP)
         server.wait_for_output(
             "reload refused: projects/0001.json, records/0001-records.json could not be loaded; "
@@ -123,8 +132,8 @@ def test_sighup_reloads_without_dropping_requests_and_keeps_good_data(tmp_path: 
         )
         time.sleep(1)
 
-        # The data directory gone (a failed mount): same.
-        shutil.move(data, tmp_path / "elsewhere")
+        # The data directory gone (a failed mount, a dangling link): same.
+        switch(current, releases / "missing")
         server.process.send_signal(signal.SIGHUP)
         server.wait_for_output(f"reload failed; still serving data version {second}")
         moment = time.monotonic()
