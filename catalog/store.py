@@ -14,6 +14,7 @@ from django.conf import settings
 
 from catalog.loader import load_catalog
 from catalog.model import Catalog
+from svc_site import telemetry
 
 logger = logging.getLogger("catalog")
 
@@ -26,8 +27,13 @@ def get_catalog() -> Catalog:
     if _current is None:
         with _lock:
             if _current is None:
-                install(load_catalog(settings.SVC.data_dir))
+                install(load())
     assert _current is not None
+    return _current
+
+
+def current() -> Catalog | None:
+    """The catalogue loaded so far, without loading one."""
     return _current
 
 
@@ -37,12 +43,39 @@ def install(catalog: Catalog) -> None:
     _current = catalog
 
 
+def load() -> Catalog:
+    """Read the configured data directory (raises ``DataDirError`` if it is unusable), traced."""
+    data_dir = settings.SVC.data_dir
+    with telemetry.span("catalog.load", **{"svc.data_dir": str(data_dir)}) as span:
+        catalog = load_catalog(data_dir)
+        span.set_attribute("svc.data_version", catalog.data_version)
+        span.set_attribute("svc.catalog.problems", len(catalog.problems))
+        for kind, count in catalog.counts().items():
+            span.set_attribute(f"svc.catalog.{kind}", count)
+    return catalog
+
+
 def reload() -> bool:
-    """Re-read the data directory; keep serving the old data if that fails."""
+    """Re-read the data directory; keep serving the current data if the new set is broken.
+
+    Broken means: the directory is missing or unreadable, or a file (or
+    entity kind) that loaded before now has a problem — typically a file
+    caught half-copied, which would silently drop what it holds. Problems the
+    current data already had do not block a reload.
+    """
+    serving = _current.data_version if _current else None
     try:
-        catalog = load_catalog(settings.SVC.data_dir)
+        catalog = load()
     except Exception:
-        logger.exception("reload failed; still serving data version %s", _current and _current.data_version)
+        logger.exception("reload failed; still serving data version %s", serving)
+        return False
+    known = {problem.path for problem in _current.problems} if _current else set()
+    new_problems = sorted({problem.path for problem in catalog.problems} - known)
+    if _current is not None and new_problems:
+        logger.error(
+            "reload refused: %s could not be loaded; still serving data version %s", ", ".join(new_problems), serving
+        )
         return False
     install(catalog)
+    logger.info("reloaded data version %s (was %s)", catalog.data_version, serving)
     return True

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import environ
 
@@ -151,6 +151,22 @@ def _absolute_url(name: str, value: str | None) -> str | None:
     return value
 
 
+def parse_resource_attributes(value: str | None) -> dict[str, str]:
+    """OTEL_RESOURCE_ATTRIBUTES: ``key=value,…``, values percent-decoded (the OpenTelemetry syntax)."""
+    attributes: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in (value or "").split(","))):
+        key, sep, raw_value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"OTEL_RESOURCE_ATTRIBUTES: expected key=value, got {item!r}")
+        attributes[key.strip()] = unquote(raw_value.strip())
+    return attributes
+
+
+def _resource_attributes(value: str | None) -> str | None:
+    parse_resource_attributes(value)
+    return value
+
+
 def _cache_url(value: str | None) -> str | None:
     if value is not None and urlsplit(value).scheme not in {"redis", "rediss", "unix"}:
         raise ConfigError(f"SVC_CACHE_URL: expected a redis:// URL, got {value!r}")
@@ -164,7 +180,8 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
     log_filter = parse_log_filter(read.str("RUST_LOG", "info"))
 
     data_dir_value = read.str("SVC_DATA_DIR") or read.str("DATA_DIR")
-    data_dir = Path(data_dir_value).resolve() if data_dir_value else PROJECT_ROOT / DEFAULT_DATA_DIR
+    # Absolute but not resolved: a symlink is followed anew on every reload (switch it, then SIGHUP).
+    data_dir = Path(data_dir_value).absolute() if data_dir_value else PROJECT_ROOT / DEFAULT_DATA_DIR
 
     oai_base_url = _absolute_url(
         "SVC_OAI_BASE_URL", read.str("SVC_OAI_BASE_URL", "https://repository.dasch.swiss/dpe/oai")
@@ -206,7 +223,7 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
             "OTEL_EXPORTER_OTLP_ENDPOINT", read.str("OTEL_EXPORTER_OTLP_ENDPOINT")
         ),
         otel_service_name=read.str("OTEL_SERVICE_NAME"),
-        otel_resource_attributes=read.str("OTEL_RESOURCE_ATTRIBUTES"),
+        otel_resource_attributes=_resource_attributes(read.str("OTEL_RESOURCE_ATTRIBUTES")),
         profiler_endpoint=_absolute_url("PROFILER_ENDPOINT", read.str("PROFILER_ENDPOINT")),
         site_host=site_host,
         site_port=site_port,

@@ -1,31 +1,94 @@
-"""Logging set-up: levels from RUST_LOG, readable lines in DEV, JSON lines in PROD."""
+"""Logging set-up: levels from RUST_LOG, readable lines in DEV, JSON lines in PROD.
+
+Every record goes to standard output through one handler, gunicorn's own
+messages included (see :class:`svc_site.server.GunicornLogger`). Inside a
+traced request each line carries ``trace_id`` and ``span_id``; ids exist only
+when OpenTelemetry is on (``OTEL_EXPORTER_OTLP_ENDPOINT``), since without it
+there is no span to refer to.
+"""
 
 from __future__ import annotations
 
 import logging
 import logging.config
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from svc_site.config import Config
 
 READABLE_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
-JSON_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
+JSON_FORMAT = "%(levelname)s %(name)s %(message)s"
+
+
+class RequestContextFilter(logging.Filter):
+    """Adds the current trace and span ids; drops Django's request object.
+
+    Django passes the whole ``HttpRequest`` as ``extra`` on its request log
+    lines; written out it would carry the raw query string and headers.
+    """
+
+    def __init__(self, with_trace_ids: bool) -> None:
+        super().__init__()
+        self._current_span: Callable[[], Any] | None = None
+        if with_trace_ids:
+            from opentelemetry import trace
+
+            self._current_span = trace.get_current_span
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.__dict__.pop("request", None)
+        if self._current_span is not None:
+            context = self._current_span().get_span_context()
+            if context.is_valid:
+                record.trace_id = format(context.trace_id, "032x")
+                record.span_id = format(context.span_id, "016x")
+        return True
+
+
+class ReadableFormatter(logging.Formatter):
+    """One line per record for people: the message, then the trace ids if any."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        trace_id = getattr(record, "trace_id", None)
+        return f"{line} trace_id={trace_id} span_id={record.span_id}" if trace_id else line
 
 
 def build_logging(config: Config) -> None:
     """Configure the root logger once, for the process, from the parsed RUST_LOG."""
     formatter = (
-        {"()": "pythonjsonlogger.json.JsonFormatter", "format": JSON_FORMAT, "rename_fields": {"levelname": "level"}}
+        {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "format": JSON_FORMAT,
+            "timestamp": "time",
+            "rename_fields": {"levelname": "level", "name": "logger"},
+        }
         if config.env == "PROD"
-        else {"format": READABLE_FORMAT}
+        else {"()": ReadableFormatter, "format": READABLE_FORMAT}
     )
     logging.config.dictConfig(
         {
             "version": 1,
             "disable_existing_loggers": False,
             "formatters": {"default": formatter},
-            "handlers": {"stdout": {"class": "logging.StreamHandler", "stream": sys.stdout, "formatter": "default"}},
+            "filters": {
+                "context": {
+                    "()": RequestContextFilter,
+                    "with_trace_ids": bool(config.otel_exporter_otlp_endpoint),
+                }
+            },
+            "handlers": {
+                "stdout": {
+                    "class": "logging.StreamHandler",
+                    "stream": sys.stdout,
+                    "formatter": "default",
+                    "filters": ["context"],
+                }
+            },
             "root": {"level": config.log_filter.default_level, "handlers": ["stdout"]},
             "loggers": {name: {"level": level, "propagate": True} for name, level in config.log_filter.logger_levels},
         }
     )
+    # Library warnings become log records too, so that PROD stays JSON-only.
+    logging.captureWarnings(True)

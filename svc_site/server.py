@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import gc
+import logging
+import os
 from collections.abc import Callable
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.glogging import Logger
+
+# Worker heartbeat files live in memory: the image's filesystem is read-only and /tmp may be too.
+WORKER_TMP_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None
 
 
 class GunicornServer(BaseApplication):
@@ -23,6 +29,18 @@ class GunicornServer(BaseApplication):
 
     def load(self) -> Any:
         return self._load_app()
+
+
+class GunicornLogger(Logger):
+    """gunicorn's messages through svc's logging (same format, same RUST_LOG levels), not its own stderr."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        for log in (self.error_log, self.access_log):
+            for handler in [h for h in log.handlers if getattr(h, "_gunicorn", False)]:
+                log.removeHandler(handler)
+            log.propagate = True
+            log.setLevel(logging.NOTSET)
 
 
 def freeze_heap(_server: Any, _worker: Any) -> None:
@@ -46,6 +64,11 @@ def gunicorn_options(bind: str, workers: int, threads: int) -> dict[str, Any]:
         "keepalive": 5,
         "graceful_timeout": 30,
         "timeout": 60,
+        # svc writes its own access line (svc_site.middleware), with route and client behind proxies.
         "accesslog": None,
+        "logger_class": GunicornLogger,
+        # No gunicornc control socket: nothing uses it, and uid 65534 has no writable home for it.
+        "control_socket_disable": True,
+        "worker_tmp_dir": WORKER_TMP_DIR,
         "pre_fork": freeze_heap,
     }

@@ -6,9 +6,10 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -32,13 +33,11 @@ def run_svc(*args: str, env: dict[str, str] | None = None, timeout: float = 60) 
     )
 
 
-def wait_for(url: str, process: subprocess.Popen, deadline: float = 30) -> None:
+def wait_for(url: str, process: subprocess.Popen, deadline: float = 30, output: Callable[[], str] = str) -> None:
     end = time.monotonic() + deadline
     while time.monotonic() < end:
         if process.poll() is not None:
-            raise RuntimeError(
-                f"server exited with {process.returncode}: {process.stderr.read() if process.stderr else ''}"
-            )
+            raise RuntimeError(f"server exited with {process.returncode}: {output()}")
         try:
             with urllib.request.urlopen(url, timeout=1) as response:
                 if response.status == 200:
@@ -49,9 +48,39 @@ def wait_for(url: str, process: subprocess.Popen, deadline: float = 30) -> None:
 
 
 class Server:
+    """A running `svc serve`; its output is drained continuously so that a busy server never blocks on a full pipe."""
+
     def __init__(self, process: subprocess.Popen, base_url: str) -> None:
         self.process = process
         self.base_url = base_url
+        self._lines: list[str] = []
+        self._readers = [
+            threading.Thread(target=self._drain, args=(stream,), daemon=True)
+            for stream in (process.stdout, process.stderr)
+            if stream is not None
+        ]
+        for reader in self._readers:
+            reader.start()
+
+    def _drain(self, stream) -> None:
+        for line in stream:
+            self._lines.append(line)
+
+    def output(self) -> str:
+        """Everything the server wrote so far (stdout and stderr, interleaved by arrival)."""
+        return "".join(self._lines)
+
+    def wait_for_output(self, text: str, timeout: float = 30) -> None:
+        end = time.monotonic() + timeout
+        while text not in self.output():
+            if time.monotonic() > end:
+                raise TimeoutError(f"{text!r} not in server output:\n{self.output()}")
+            time.sleep(0.05)
+
+    def finish(self) -> str:
+        for reader in self._readers:
+            reader.join(timeout=10)
+        return self.output()
 
 
 def start_server(data_dir: Path, extra_env: dict[str, str] | None = None, *args: str) -> Server:
@@ -62,7 +91,7 @@ def start_server(data_dir: Path, extra_env: dict[str, str] | None = None, *args:
     )
     server = Server(process, f"http://127.0.0.1:{port}")
     try:
-        wait_for(server.base_url + "/healthz", process)
+        wait_for(server.base_url + "/healthz", process, output=server.finish)
     except Exception:
         process.kill()
         raise
@@ -72,11 +101,11 @@ def start_server(data_dir: Path, extra_env: dict[str, str] | None = None, *args:
 def stop_server(server: Server) -> str:
     server.process.terminate()
     try:
-        out, err = server.process.communicate(timeout=30)
+        server.process.wait(timeout=30)
     except subprocess.TimeoutExpired:
         server.process.kill()
-        out, err = server.process.communicate()
-    return out + err
+        server.process.wait()
+    return server.finish()
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog import store
-from catalog.loader import DataDirError, load_catalog
+from catalog.loader import DataDirError
+from svc_site import lifecycle, telemetry
 from svc_site.server import GunicornServer, gunicorn_options
 
 
@@ -22,8 +23,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, workers: int, threads: int, **options) -> None:
         config = settings.SVC
+        telemetry.start_master(config)
         try:
-            store.install(load_catalog(config.data_dir))
+            store.get_catalog()
         except DataDirError as error:
             raise CommandError(str(error)) from None
 
@@ -38,4 +40,5 @@ class Command(BaseCommand):
             if ":" in config.site_host
             else f"{config.site_host}:{config.site_port}"
         )
-        GunicornServer(lambda: application, gunicorn_options(bind, workers, threads)).run()
+        options = gunicorn_options(bind, workers, threads) | lifecycle.hooks()
+        GunicornServer(lambda: application, options).run()
