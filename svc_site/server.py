@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import gc
 import logging
 import os
@@ -51,6 +53,13 @@ def freeze_heap(_server: Any, _worker: Any) -> None:
     """
     gc.collect()
     gc.freeze()
+    _return_freed_memory()
+
+
+def _return_freed_memory() -> None:
+    """Give memory the loader freed back to the OS (glibc keeps it otherwise), so forks don't inherit it."""
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def gunicorn_options(bind: str, workers: int, threads: int) -> dict[str, Any]:
