@@ -104,7 +104,7 @@ def write_data(root: Path, files: dict[str, Any]) -> Path:
     for name, value in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
+        path.write_text(json.dumps(value), encoding="utf-8")
     return root
 
 
