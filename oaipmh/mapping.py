@@ -498,8 +498,19 @@ def _hashable(value: Any) -> Any:
     return value
 
 
+_last_shared: tuple[Any, Any, Any, _RecordShared] | None = None
+
+
 def _record_shared(publisher_value: Any, legal: Any, access_value: Any) -> _RecordShared:
-    """Derived once per distinct value: a million records mostly repeat a few."""
+    """Derived once per distinct value: a million records mostly repeat a few.
+
+    Consecutive records usually repeat the previous record's values, which a
+    plain comparison finds without hashing nested values.
+    """
+    global _last_shared
+    last = _last_shared
+    if last is not None and last[0] == publisher_value and last[1] == legal and last[2] == access_value:
+        return last[3]
     key = (_hashable(publisher_value), _hashable(legal), _hashable(access_value))
     shared = _shared_by_value.get(key)
     if shared is None:
@@ -517,6 +528,7 @@ def _record_shared(publisher_value: Any, legal: Any, access_value: Any) -> _Reco
         if len(_shared_by_value) >= _MAX_SHARED:
             _shared_by_value.clear()
         _shared_by_value[key] = shared
+    _last_shared = (publisher_value, legal, access_value, shared)
     return shared
 
 
