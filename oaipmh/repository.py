@@ -141,15 +141,6 @@ class Repository:
             return to_uri(pid[len(entry.pid_prefix) :])
         return FULL_PID_MARK + quote(pid, safe="")
 
-    def identifier_of(self, position: Position) -> str:
-        project, record = position
-        entry = self.entries[project]
-        if record < 0:
-            return entry.identifier
-        table = self.tables[project]
-        assert table is not None
-        return f"{entry.identifier}/{self.record_suffix(entry, table.pids[record])}"
-
     def resolve(self, identifier: str) -> Position | None:
         """The item an identifier names, by dictionary and binary search; None if unknown."""
         if not identifier.startswith(self.identifier_prefix):
@@ -185,15 +176,6 @@ class Repository:
         return None
 
     # --- datestamps ----------------------------------------------------------------------
-
-    def stamp_of(self, position: Position) -> int:
-        project, record = position
-        if record < 0:
-            return self.entries[project].stamp
-        table = self.tables[project]
-        assert table is not None
-        stamp = table.datestamps[record]
-        return self.entries[project].stamp if stamp == NO_DATESTAMP else stamp
 
     @cached_property
     def earliest_stamp(self) -> int:

@@ -41,8 +41,3 @@ class ResponseCache:
                         _, evicted = self._entries.popitem(last=False)
                         self._size -= len(evicted)
         return rendered
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._size = 0
