@@ -341,22 +341,27 @@ def _subjects(project: Project) -> list[Subject]:
 
 
 def _creators_and_contributors(catalog: Catalog, project: Project) -> tuple[list[Agent], list[tuple[Agent, str]]]:
+    """A person or organisation is a creator if any of its roles is a creator role, else a contributor."""
+    roles_by_contributor: dict[str, list[str]] = {}
+    for attribution in project.attributions:
+        roles_by_contributor.setdefault(attribution.contributor_id, []).extend(attribution.roles)
     creators: list[Agent] = []
     contributors: list[tuple[Agent, str]] = []
-    for attribution in project.attributions:
-        agent = contributor_agent(attribution.contributor_id, catalog)
+    for contributor_id, roles in roles_by_contributor.items():
+        agent = contributor_agent(contributor_id, catalog)
         if agent is None:
             continue
-        if any(vocabularies.is_creator_role(role) for role in attribution.roles):
-            if agent not in creators:
-                creators.append(agent)
+        if any(vocabularies.is_creator_role(role) for role in roles):
+            creators.append(agent)
             continue
-        types = list(dict.fromkeys(t for role in attribution.roles for t in vocabularies.contributor_types(role)))
-        if not attribution.roles:
-            types = ["Other"]
-        for contributor_type in [t for t in types if t != "Other"] or types:
-            if (agent, contributor_type) not in contributors:
-                contributors.append((agent, contributor_type))
+        types = (
+            list(dict.fromkeys(t for role in roles for t in vocabularies.contributor_types(role)))
+            if roles
+            else ["Other"]
+        )
+        contributors.extend(
+            (agent, contributor_type) for contributor_type in [t for t in types if t != "Other"] or types
+        )
     for contact_id in project.contact_point_ids:
         agent = contributor_agent(contact_id, catalog)
         if agent and (agent, "ContactPerson") not in contributors:

@@ -68,6 +68,20 @@ def project_local_ids(projects: Sequence[Project]) -> list[str]:
     return local_ids
 
 
+def _shared_pid_prefix(table: RecordTable | None) -> str:
+    """The pid prefix (up to the last "/") of a project's records, taken from a few samples.
+
+    Records of one project share it (``…/ark:/72163/1/<shortcode>/``); a stray
+    pid of another shape sorts first or last, so the most common prefix of the
+    first, middle and last pid is the shared one. Records without it are still
+    identified, by their whole pid.
+    """
+    if not table:
+        return "/"
+    samples = [table.pids[index].rpartition("/")[0] + "/" for index in (len(table) // 2, 0, len(table) - 1)]
+    return Counter(samples).most_common(1)[0][0]
+
+
 def _set_specs(specs: Sequence[str]) -> str:
     return "".join(f"<setSpec>{spec}</setSpec>" for spec in specs)
 
@@ -115,7 +129,6 @@ class Repository:
         stamp = project.datestamp if project.datestamp is not None else FALLBACK_DATESTAMP
         datestamp = format_datestamp(stamp)
         table = self.tables[index]
-        first_pid = table.pids[0] if table else ""
         return ProjectEntry(
             project=project,
             local_id=local_id,
@@ -128,7 +141,7 @@ class Repository:
             ),
             record_header_open=f"<header><identifier>{esc(identifier)}/",
             record_header_close=f"{_set_specs(self.sets.record_specs[index])}</header>",
-            pid_prefix=first_pid.rpartition("/")[0] + "/",
+            pid_prefix=_shared_pid_prefix(table),
             pid_related=mapping.pid_related(project.pid, "IsPartOf"),
             fallback_year=datestamp[:4],
         )

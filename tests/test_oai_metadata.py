@@ -336,6 +336,7 @@ def test_odd_data_still_gives_valid_metadata(client, serve, tmp_path):
                 "records/0AAA-records.json": [
                     {"id": "http://rdfh.ch/0AAA/x", "pid": "https://elsewhere.test/x y", "label": "MISSING"},
                     record("0AAA", "a b"),
+                    record("0AAA", "c d"),
                 ],
             },
         )
@@ -350,7 +351,7 @@ def test_odd_data_still_gives_valid_metadata(client, serve, tmp_path):
     listed = oai(client, verb="ListIdentifiers", metadataPrefix="oai_datacite")
     # Record identifiers are URIs even when pids are not, and they resolve.
     records = listed.xpath("//o:identifier/text()", namespaces=NS)[1:]
-    assert records == [ARK + "0AAA/a%20b", ARK + "0AAA/~https%3A%2F%2Felsewhere.test%2Fx%20y"]
+    assert records == [ARK + "0AAA/a%20b", ARK + "0AAA/c%20d", ARK + "0AAA/~https%3A%2F%2Felsewhere.test%2Fx%20y"]
     for identifier in records:
         for prefix in ("oai_dc", "oai_datacite"):
             document = oai(client, verb="GetRecord", identifier=identifier, metadataPrefix=prefix)
