@@ -47,7 +47,7 @@ class TemporalCoverage:
 
     name: str
     date: str | None
-    unresolved_ack: bool
+    unresolved_ack: bool = False
 
 
 def resolve(entry: Any, periods: Mapping[str, Any], enrichment: Mapping[str, Any]) -> TemporalCoverage:

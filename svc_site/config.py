@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,6 +174,19 @@ def _cache_url(value: str | None) -> str | None:
     return value
 
 
+def _oai_repository_identifier(value: str) -> str:
+    """A domain name, as OAI identifiers and the oai-identifier description require."""
+    if not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9\-]*(\.[a-zA-Z][a-zA-Z0-9\-]*)+", value):
+        raise ConfigError(f"SVC_OAI_REPOSITORY_IDENTIFIER: expected a domain name such as dasch.swiss, got {value!r}")
+    return value
+
+
+def _oai_admin_email(value: str) -> str:
+    if not re.fullmatch(r"\S+@(\S+\.)+\S+", value):
+        raise ConfigError(f"SVC_OAI_ADMIN_EMAIL: expected an e-mail address, got {value!r}")
+    return value
+
+
 def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, list[str]]:
     """Read and validate every variable; return the config and the names read."""
     read = _Reader(os.environ if environ_map is None else environ_map)
@@ -215,8 +229,8 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         oai_rate_limit_per_second=read.float("SVC_OAI_RATE_LIMIT_PER_SECOND", 1.0),
         oai_rate_limit_burst=read.int("SVC_OAI_RATE_LIMIT_BURST", 60, minimum=1),
         oai_repository_name=read.str("SVC_OAI_REPOSITORY_NAME", "DaSCH Service Platform Repository"),
-        oai_admin_email=read.str("SVC_OAI_ADMIN_EMAIL", "info@dasch.swiss"),
-        oai_repository_identifier=read.str("SVC_OAI_REPOSITORY_IDENTIFIER", "dasch.swiss"),
+        oai_admin_email=_oai_admin_email(read.str("SVC_OAI_ADMIN_EMAIL", "info@dasch.swiss")),
+        oai_repository_identifier=_oai_repository_identifier(read.str("SVC_OAI_REPOSITORY_IDENTIFIER", "dasch.swiss")),
         trusted_proxy_hops=read.int("SVC_TRUSTED_PROXY_HOPS", 0, minimum=0),
         cache_url=_cache_url(read.str("SVC_CACHE_URL")),
         otel_exporter_otlp_endpoint=_absolute_url(

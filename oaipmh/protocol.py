@@ -1,0 +1,343 @@
+"""OAI-PMH 2.0 requests to responses: argument rules, errors, the request echo, the six verbs.
+
+Framework-free: :func:`respond` takes the request's arguments (name → every
+value given) and returns the complete response body. Protocol errors are
+part of a normal response (HTTP 200). The ``<request>`` element echoes the
+arguments, except for badVerb and badArgument, where it carries none
+(OAI-PMH 2.0 §3.2). Every echoed value has been checked against the type
+the schema gives it, so a response is valid whatever the request was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from catalog.model import Catalog
+from oaipmh import tokens
+from oaipmh.datestamps import GRANULARITY, DateArgumentError, DateRange, format_datestamp, now_datestamp, parse_range
+from oaipmh.formats import FORMATS, MetadataFormat
+from oaipmh.repository import Repository, repository_for
+from oaipmh.responses import MAX_KEY_LENGTH, ResponseCache
+from oaipmh.sets import SET_SPEC_RE
+from oaipmh.xmltext import esc, is_uri, to_uri
+from svc_site.config import Config
+
+OAI_NAMESPACE = "http://www.openarchives.org/OAI/2.0/"
+XML_HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    f'<OAI-PMH xmlns="{OAI_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+    f' xsi:schemaLocation="{OAI_NAMESPACE} http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd">\n'
+).encode()
+XML_TAIL = "</OAI-PMH>\n"
+OAI_IDENTIFIER_NAMESPACE = "http://www.openarchives.org/OAI/2.0/oai-identifier"
+
+_METADATA_PREFIX_RE = re.compile(r"[A-Za-z0-9\-_.!~*'()]+")
+ECHO_ORDER = ("identifier", "metadataPrefix", "from", "until", "set", "resumptionToken")
+
+
+@dataclass(frozen=True, slots=True)
+class VerbArguments:
+    required: frozenset[str] = frozenset()
+    optional: frozenset[str] = frozenset()
+    exclusive: str | None = None  # an argument that must come alone (resumptionToken)
+
+
+_LIST_ARGUMENTS = VerbArguments(frozenset({"metadataPrefix"}), frozenset({"from", "until", "set"}), "resumptionToken")
+VERBS: dict[str, VerbArguments] = {
+    "Identify": VerbArguments(),
+    "ListMetadataFormats": VerbArguments(optional=frozenset({"identifier"})),
+    "ListSets": VerbArguments(exclusive="resumptionToken"),
+    "GetRecord": VerbArguments(required=frozenset({"identifier", "metadataPrefix"})),
+    "ListIdentifiers": _LIST_ARGUMENTS,
+    "ListRecords": _LIST_ARGUMENTS,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class OaiError:
+    code: str
+    message: str
+
+
+class ProtocolError(Exception):
+    def __init__(self, *errors: OaiError) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    verb: str
+    arguments: dict[str, str]
+    dates: DateRange
+    repository: Repository
+    config: Config
+
+
+_responses = ResponseCache()
+
+
+def respond(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: Config) -> bytes:
+    """The complete response body for one request."""
+    key = tuple((name, tuple(values)) for name, values in arguments.items())
+    if sum(len(name) + sum(map(len, values)) for name, values in key) <= MAX_KEY_LENGTH:
+        rest = _responses.get_or_render(
+            (catalog.data_version, config, key), lambda: _render(arguments, catalog, config)
+        )
+    else:
+        rest = _render(arguments, catalog, config)
+    return b"".join((XML_HEAD, b"<responseDate>", now_datestamp().encode(), b"</responseDate>\n", rest))
+
+
+def _render(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: Config) -> bytes:
+    """Everything after ``responseDate``: the part that depends only on the data, the config and the request."""
+    verbs = arguments.get("verb") or []
+    if len(verbs) != 1 or verbs[0] not in VERBS:
+        if not verbs:
+            message = "the verb argument is missing"
+        elif len(verbs) > 1:
+            message = "the verb argument is repeated"
+        else:
+            message = f"'{verbs[0]}' is not an OAI-PMH verb"
+        return _response(_request_element(config), _errors((OaiError("badVerb", message),)))
+    verb = verbs[0]
+    try:
+        checked, dates = check_arguments(verb, arguments)
+    except ProtocolError as error:
+        return _response(_request_element(config), _errors(error.errors))
+    request = Request(verb, checked, dates, repository_for(catalog, config.oai_repository_identifier), config)
+    try:
+        content = HANDLERS[verb](request)
+    except ProtocolError as error:
+        bare = any(e.code in ("badVerb", "badArgument") for e in error.errors)
+        echo = _request_element(config) if bare else _request_element(config, verb, checked)
+        return _response(echo, _errors(error.errors))
+    return _response(_request_element(config, verb, checked), content)
+
+
+def check_arguments(verb: str, arguments: Mapping[str, Sequence[str]]) -> tuple[dict[str, str], DateRange]:
+    """The arguments of ``verb`` if they follow its rules; else every badArgument found."""
+    rules = VERBS[verb]
+    allowed = rules.required | rules.optional | ({rules.exclusive} if rules.exclusive else set())
+    errors: list[OaiError] = []
+    checked: dict[str, str] = {}
+    for name, values in arguments.items():
+        if name == "verb":
+            continue
+        if name not in allowed:
+            errors.append(OaiError("badArgument", f"'{name}' is not an argument of {verb}"))
+        elif len(values) != 1:
+            errors.append(OaiError("badArgument", f"the argument '{name}' is repeated"))
+        else:
+            checked[name] = values[0]
+    if rules.exclusive and rules.exclusive in checked:
+        if len(checked) > 1:
+            errors.append(OaiError("badArgument", f"{rules.exclusive} must be the only argument besides the verb"))
+    else:
+        errors.extend(
+            OaiError("badArgument", f"the argument '{name}' is required for {verb}")
+            for name in sorted(rules.required - checked.keys())
+        )
+
+    identifier = checked.get("identifier")
+    if identifier is not None and not is_uri(identifier):
+        errors.append(OaiError("badArgument", "the identifier is not a URI"))
+    prefix = checked.get("metadataPrefix")
+    if prefix is not None and not _METADATA_PREFIX_RE.fullmatch(prefix):
+        errors.append(OaiError("badArgument", "the metadataPrefix has characters a metadataPrefix cannot have"))
+    set_spec = checked.get("set")
+    if set_spec is not None and not SET_SPEC_RE.fullmatch(set_spec):
+        errors.append(OaiError("badArgument", "the set is not a setSpec"))
+    dates = DateRange()
+    try:
+        dates = parse_range(checked.get("from"), checked.get("until"))
+    except DateArgumentError as error:
+        errors.append(OaiError("badArgument", str(error)))
+    if errors:
+        raise ProtocolError(*errors)
+    return checked, dates
+
+
+# --- envelope ------------------------------------------------------------------------------
+
+
+def _request_element(config: Config, verb: str | None = None, arguments: Mapping[str, str] | None = None) -> str:
+    attributes = f' verb="{verb}"' if verb else ""
+    for name in ECHO_ORDER:
+        if arguments and name in arguments:
+            attributes += f' {name}="{esc(arguments[name])}"'
+    return f"<request{attributes}>{esc(to_uri(config.oai_base_url))}</request>\n"
+
+
+def _errors(errors: Sequence[OaiError]) -> str:
+    return "".join(f'<error code="{error.code}">{esc(error.message)}</error>\n' for error in errors)
+
+
+def _response(request: str, content: str) -> bytes:
+    return f"{request}{content}{XML_TAIL}".encode()
+
+
+# --- verbs ------------------------------------------------------------------------------------
+
+
+def identify(request: Request) -> str:
+    config, repository = request.config, request.repository
+    return (
+        "<Identify>"
+        f"<repositoryName>{esc(config.oai_repository_name)}</repositoryName>"
+        f"<baseURL>{esc(to_uri(config.oai_base_url))}</baseURL>"
+        "<protocolVersion>2.0</protocolVersion>"
+        f"<adminEmail>{esc(config.oai_admin_email)}</adminEmail>"
+        f"<earliestDatestamp>{format_datestamp(repository.earliest_stamp)}</earliestDatestamp>"
+        "<deletedRecord>no</deletedRecord>"
+        f"<granularity>{GRANULARITY}</granularity>"
+        "<description>"
+        f'<oai-identifier xmlns="{OAI_IDENTIFIER_NAMESPACE}" xsi:schemaLocation="{OAI_IDENTIFIER_NAMESPACE}'
+        ' http://www.openarchives.org/OAI/2.0/oai-identifier.xsd">'
+        "<scheme>oai</scheme>"
+        f"<repositoryIdentifier>{esc(config.oai_repository_identifier)}</repositoryIdentifier>"
+        "<delimiter>:</delimiter>"
+        f"<sampleIdentifier>{esc(repository.sample_identifier)}</sampleIdentifier>"
+        "</oai-identifier></description>"
+        "</Identify>\n"
+    )
+
+
+def _metadata_format(prefix: str) -> MetadataFormat:
+    found = FORMATS.get(prefix)
+    if found is None:
+        raise ProtocolError(
+            OaiError("cannotDisseminateFormat", f"'{prefix}' is not a metadata format of this repository")
+        )
+    return found
+
+
+def _unknown_identifier(identifier: str) -> OaiError:
+    return OaiError("idDoesNotExist", f"'{identifier}' is not an identifier of this repository")
+
+
+def list_metadata_formats(request: Request) -> str:
+    identifier = request.arguments.get("identifier")
+    if identifier is not None and request.repository.resolve(identifier) is None:
+        raise ProtocolError(_unknown_identifier(identifier))
+    formats = "".join(
+        f"<metadataFormat><metadataPrefix>{f.prefix}</metadataPrefix><schema>{f.schema}</schema>"
+        f"<metadataNamespace>{f.namespace}</metadataNamespace></metadataFormat>"
+        for f in FORMATS.values()
+    )
+    return f"<ListMetadataFormats>{formats}</ListMetadataFormats>\n"
+
+
+def list_sets(request: Request) -> str:
+    if "resumptionToken" in request.arguments:
+        raise ProtocolError(OaiError("badResumptionToken", "ListSets is complete in one response; it has no tokens"))
+    sets = "\n".join(
+        f"<set><setSpec>{oai_set.spec}</setSpec><setName>{esc(oai_set.name)}</setName></set>"
+        for oai_set in request.repository.sets.sets
+    )
+    return f"<ListSets>\n{sets}\n</ListSets>\n"
+
+
+def get_record(request: Request) -> str:
+    identifier = request.arguments["identifier"]
+    prefix = request.arguments["metadataPrefix"]
+    position = request.repository.resolve(identifier)
+    errors = []
+    if position is None:
+        errors.append(_unknown_identifier(identifier))
+    try:
+        metadata_format = _metadata_format(prefix)
+    except ProtocolError as error:
+        errors.extend(error.errors)
+    if errors:
+        raise ProtocolError(*errors)
+    assert position is not None
+    return f"<GetRecord>{request.repository.record(position, metadata_format)}</GetRecord>\n"
+
+
+def _list_state(request: Request) -> tuple[tokens.ListState, MetadataFormat]:
+    """Where the requested page starts: from the token, or the list's beginning."""
+    repository = request.repository
+    token = request.arguments.get("resumptionToken")
+    if token is not None:
+        try:
+            state = tokens.decode(token, request.verb, repository.data_version)
+        except tokens.BadResumptionToken as error:
+            raise ProtocolError(OaiError("badResumptionToken", str(error))) from None
+        if state.metadata_prefix not in FORMATS or (state.set_spec and repository.find_set(state.set_spec) is None):
+            raise ProtocolError(OaiError("badResumptionToken", "the resumptionToken is damaged"))
+        return state, FORMATS[state.metadata_prefix]
+
+    metadata_format = _metadata_format(request.arguments["metadataPrefix"])
+    set_spec = request.arguments.get("set")
+    oai_set = repository.find_set(set_spec)
+    if set_spec is not None and oai_set is None:
+        raise ProtocolError(OaiError("badArgument", f"'{set_spec}' is not a set of this repository"))
+    total = repository.count(oai_set, request.dates)
+    if total == 0:
+        raise ProtocolError(OaiError("noRecordsMatch", "no items match the request"))
+    state = tokens.ListState(
+        verb=request.verb,
+        metadata_prefix=metadata_format.prefix,
+        set_spec=oai_set.spec if oai_set else None,
+        low=request.dates.low,
+        high=request.dates.high,
+        project=0,
+        record=-1,
+        cursor=0,
+        complete_list_size=total,
+    )
+    return state, metadata_format
+
+
+def _list(request: Request, render: Callable[[Repository, tuple[int, int], MetadataFormat], str]) -> str:
+    repository = request.repository
+    state, metadata_format = _list_state(request)
+    selection = repository.selection(repository.find_set(state.set_spec))
+    dates = DateRange(state.low, state.high)
+    items = repository.scan(selection, dates, (state.project, state.record), request.config.oai_page_size)
+    if not items:
+        raise ProtocolError(OaiError("badResumptionToken", "the resumptionToken points past the end of the list"))
+    delivered = state.cursor + len(items)
+    token = ""
+    if delivered < state.complete_list_size:
+        last_project, last_record = items[-1]
+        following = tokens.ListState(
+            state.verb,
+            state.metadata_prefix,
+            state.set_spec,
+            state.low,
+            state.high,
+            last_project,
+            last_record + 1,
+            delivered,
+            state.complete_list_size,
+        )
+        token = (
+            f'<resumptionToken completeListSize="{state.complete_list_size}" cursor="{state.cursor}">'
+            f"{tokens.encode(following, repository.data_version)}</resumptionToken>\n"
+        )
+    elif state.cursor > 0:
+        token = f'<resumptionToken completeListSize="{state.complete_list_size}" cursor="{state.cursor}"/>\n'
+    body = "\n".join(render(repository, item, metadata_format) for item in items)
+    return f"<{request.verb}>\n{body}\n{token}</{request.verb}>\n"
+
+
+def list_identifiers(request: Request) -> str:
+    return _list(request, lambda repository, item, _format: repository.header(item))
+
+
+def list_records(request: Request) -> str:
+    return _list(request, lambda repository, item, metadata_format: repository.record(item, metadata_format))
+
+
+HANDLERS: dict[str, Callable[[Request], str]] = {
+    "Identify": identify,
+    "ListMetadataFormats": list_metadata_formats,
+    "ListSets": list_sets,
+    "GetRecord": get_record,
+    "ListIdentifiers": list_identifiers,
+    "ListRecords": list_records,
+}

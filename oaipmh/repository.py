@@ -1,0 +1,341 @@
+"""The OAI-PMH view of one catalogue: items, identifiers, datestamps, sets, paging.
+
+Items are the projects (ordered by shortcode), each followed by its records
+(ordered by pid). A position in that sequence is ``(project index, record
+index)``, the record index -1 standing for the project itself, so a page
+starts straight at its position instead of skipping from the start: page N
+costs what page 1 costs.
+
+Everything per project (identifier, header, set memberships, its own
+metadata) is derived once per catalogue; a record is rendered from its stored
+JSON and its project's derived parts. Nothing here scans all records per
+request; counts over date ranges scan the packed datestamp arrays once and
+are cached.
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from urllib.parse import quote, unquote
+
+from catalog.model import NO_DATESTAMP, Catalog, Project, RecordTable, is_placeholder
+from oaipmh import mapping
+from oaipmh.datestamps import FALLBACK_DATESTAMP, DateRange, format_datestamp
+from oaipmh.formats import MetadataFormat
+from oaipmh.sets import OaiSet, Selection, SetIndex, build_sets
+from oaipmh.xmltext import esc, to_uri
+
+DEFAULT_ARK_PREFIX = "ark:/72163/1"
+# Marks a record whose pid does not share its project's pid prefix; its
+# identifier then carries the whole (percent-encoded) pid.
+FULL_PID_MARK = "~"
+_MAX_CACHED_COUNTS = 1024
+
+Position = tuple[int, int]  # (project index, record index or -1 for the project)
+
+
+def project_local_ids(projects: Sequence[Project]) -> list[str]:
+    """The part after ``oai:<repository>:`` of each project's identifier, unique by construction.
+
+    Derived from the ARK pid (``ark:/72163/1/0803``); when pids collide (the
+    five 0801a-0801e projects share one) or are missing, from the shortcode
+    under the same ARK prefix (``ark:/72163/1/0801a``).
+    """
+    from_pids: list[str | None] = []
+    for project in projects:
+        pid = "" if is_placeholder(project.pid) else project.pid.strip()
+        at = pid.find("ark:/")
+        from_pids.append(to_uri(pid[at:].rstrip("/")) if at >= 0 and len(pid) > at + len("ark:/") else None)
+    uses = Counter(from_pids)
+    taken = {local for local in from_pids if local and uses[local] == 1}
+    local_ids: list[str] = []
+    for project, local in zip(projects, from_pids, strict=True):
+        if local and uses[local] == 1:
+            local_ids.append(local)
+            continue
+        base = local.rpartition("/")[0] if local and "/" in local[len("ark:/") :] else DEFAULT_ARK_PREFIX
+        derived = to_uri(f"{base}/{project.shortcode}")
+        while derived in taken:
+            derived += FULL_PID_MARK
+        taken.add(derived)
+        local_ids.append(derived)
+    return local_ids
+
+
+def _shared_pid_prefix(table: RecordTable | None) -> str:
+    """The pid prefix (up to the last "/") of a project's records, taken from a few samples.
+
+    Records of one project share it (``…/ark:/72163/1/<shortcode>/``); a stray
+    pid of another shape sorts first or last, so the most common prefix of the
+    first, middle and last pid is the shared one. Records without it are still
+    identified, by their whole pid.
+    """
+    if not table:
+        return "/"
+    samples = [table.pids[index].rpartition("/")[0] + "/" for index in (len(table) // 2, 0, len(table) - 1)]
+    return Counter(samples).most_common(1)[0][0]
+
+
+def _set_specs(specs: Sequence[str]) -> str:
+    return "".join(f"<setSpec>{spec}</setSpec>" for spec in specs)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectEntry:
+    """What every item of one project needs, computed once."""
+
+    project: Project
+    local_id: str
+    identifier: str
+    stamp: int
+    datestamp: str
+    header: str  # the project item's complete <header>
+    record_header_open: str  # "<header><identifier>oai:…/" up to the record's own part
+    record_header_close: str  # set memberships and "</header>"
+    pid_prefix: str  # the pid prefix its records share, with the trailing "/"
+    pid_related: mapping.Related | None  # a record's IsPartOf relation to the project
+    fallback_year: str
+
+
+class Repository:
+    """Built lazily once per catalogue (and repository identifier); read-only afterwards."""
+
+    def __init__(self, catalog: Catalog, repository_identifier: str) -> None:
+        self.catalog = catalog
+        self.repository_identifier = repository_identifier
+        self.data_version = catalog.data_version
+        self.identifier_prefix = f"oai:{repository_identifier}:"
+        self.sets: SetIndex = build_sets(catalog)
+        self.tables: tuple[RecordTable | None, ...] = tuple(catalog.records_of(p) for p in catalog.projects)
+        local_ids = project_local_ids(catalog.projects)
+        self.entries = tuple(
+            self._entry(index, project, local_id)
+            for index, (project, local_id) in enumerate(zip(catalog.projects, local_ids, strict=True))
+        )
+        self.project_stamps = array("q", (entry.stamp for entry in self.entries))
+        self.project_by_local_id = {local_id: index for index, local_id in enumerate(local_ids)}
+        self._counts: dict[tuple[str, int | None, int | None], int] = {}
+        self._project_metadata: dict[tuple[str, int], str] = {}
+        self._lock = threading.Lock()
+
+    def _entry(self, index: int, project: Project, local_id: str) -> ProjectEntry:
+        identifier = self.identifier_prefix + local_id
+        stamp = project.datestamp if project.datestamp is not None else FALLBACK_DATESTAMP
+        datestamp = format_datestamp(stamp)
+        table = self.tables[index]
+        return ProjectEntry(
+            project=project,
+            local_id=local_id,
+            identifier=identifier,
+            stamp=stamp,
+            datestamp=datestamp,
+            header=(
+                f"<header><identifier>{esc(identifier)}</identifier><datestamp>{datestamp}</datestamp>"
+                f"{_set_specs(self.sets.project_specs[index])}</header>"
+            ),
+            record_header_open=f"<header><identifier>{esc(identifier)}/",
+            record_header_close=f"{_set_specs(self.sets.record_specs[index])}</header>",
+            pid_prefix=_shared_pid_prefix(table),
+            pid_related=mapping.pid_related(project.pid, "IsPartOf"),
+            fallback_year=datestamp[:4],
+        )
+
+    # --- identifiers ----------------------------------------------------------------
+
+    def record_suffix(self, entry: ProjectEntry, pid: str) -> str:
+        """The record's part of its identifier: its pid after the project's shared prefix."""
+        if pid.startswith(entry.pid_prefix) and len(pid) > len(entry.pid_prefix):
+            return to_uri(pid[len(entry.pid_prefix) :])
+        return FULL_PID_MARK + quote(pid, safe="")
+
+    def resolve(self, identifier: str) -> Position | None:
+        """The item an identifier names, by dictionary and binary search; None if unknown."""
+        if not identifier.startswith(self.identifier_prefix):
+            return None
+        local = identifier[len(self.identifier_prefix) :]
+        project = self.project_by_local_id.get(local)
+        if project is not None:
+            return (project, -1)
+        slash = len(local)
+        while (slash := local.rfind("/", 0, slash)) > 0:
+            project = self.project_by_local_id.get(local[:slash])
+            if project is not None:
+                record = self._find_record(project, local[slash + 1 :])
+                if record is not None:
+                    return (project, record)
+        return None
+
+    def _find_record(self, project: int, suffix: str) -> int | None:
+        table = self.tables[project]
+        if not table or not suffix:
+            return None
+        entry = self.entries[project]
+        candidates = [entry.pid_prefix + suffix]
+        if "%" in suffix:
+            candidates.append(entry.pid_prefix + unquote(suffix))
+        if suffix.startswith(FULL_PID_MARK):
+            candidates.append(unquote(suffix[len(FULL_PID_MARK) :]))
+        for pid in candidates:
+            index = table.index_of_pid(pid)
+            # Only the identifier the repository lists resolves, so each item has exactly one.
+            if index is not None and self.record_suffix(entry, pid) == suffix:
+                return index
+        return None
+
+    # --- datestamps ----------------------------------------------------------------------
+
+    @cached_property
+    def earliest_stamp(self) -> int:
+        """The smallest datestamp of any item (a record without a date has its project's)."""
+        stamps = list(self.project_stamps)
+        for table in self.tables:
+            if table:
+                smallest = min(table.datestamps)
+                if smallest == NO_DATESTAMP:
+                    smallest = min((s for s in table.datestamps if s != NO_DATESTAMP), default=None)
+                if smallest is not None:
+                    stamps.append(smallest)
+        return min(stamps, default=FALLBACK_DATESTAMP)
+
+    @cached_property
+    def sample_identifier(self) -> str:
+        return self.entries[0].identifier if self.entries else f"{self.identifier_prefix}{DEFAULT_ARK_PREFIX}/0000"
+
+    # --- listing ---------------------------------------------------------------------------
+
+    def find_set(self, spec: str | None) -> OaiSet | None:
+        return self.sets.find(spec) if spec is not None else None
+
+    def selection(self, oai_set: OaiSet | None) -> Selection:
+        return oai_set.selection if oai_set else self.sets.by_spec["entityType"].selection
+
+    def count(self, oai_set: OaiSet | None, dates: DateRange) -> int:
+        """How many items a list request selects (completeListSize); cached per set and range."""
+        key = (oai_set.spec if oai_set else "", dates.low, dates.high)
+        cached = self._counts.get(key)
+        if cached is not None:
+            return cached
+        selection = self.selection(oai_set)
+        total = 0
+        for project in selection.indexes:
+            project_in_range = dates.contains(self.project_stamps[project])
+            if selection.projects and project_in_range:
+                total += 1
+            table = self.tables[project]
+            if selection.records and table:
+                total += len(table) if dates.unbounded else _count_in_range(table, dates, project_in_range)
+        with self._lock:
+            if len(self._counts) >= _MAX_CACHED_COUNTS:
+                self._counts.clear()
+            self._counts[key] = total
+        return total
+
+    def scan(self, selection: Selection, dates: DateRange, start: Position, limit: int) -> list[Position]:
+        """Up to ``limit`` items of the selection from ``start`` on (inclusive), in order."""
+        found: list[Position] = []
+        first_project, first_record = start
+        indexes = selection.indexes
+        low = dates.low if dates.low is not None else NO_DATESTAMP + 1
+        high = dates.high if dates.high is not None else -NO_DATESTAMP
+        for k in range(bisect_left(indexes, first_project), len(indexes)):
+            project = indexes[k]
+            record = first_record if project == first_project else -1
+            project_stamp = self.project_stamps[project]
+            project_in_range = low <= project_stamp <= high
+            if record < 0:
+                if selection.projects and project_in_range:
+                    found.append((project, -1))
+                    if len(found) == limit:
+                        return found
+                record = 0
+            table = self.tables[project]
+            if not selection.records or not table or record >= len(table):
+                continue
+            if dates.unbounded:
+                stop = min(len(table), record + limit - len(found))
+                found.extend((project, index) for index in range(record, stop))
+            else:
+                stamps = table.datestamps
+                for index in range(record, len(table)):
+                    stamp = stamps[index]
+                    if (low <= stamp <= high) if stamp != NO_DATESTAMP else project_in_range:
+                        found.append((project, index))
+                        if len(found) == limit:
+                            break
+            if len(found) == limit:
+                return found
+        return found
+
+    # --- rendering ----------------------------------------------------------------------------
+
+    def header(self, position: Position) -> str:
+        project, record = position
+        entry = self.entries[project]
+        if record < 0:
+            return entry.header
+        table = self.tables[project]
+        assert table is not None
+        stamp = table.datestamps[record]
+        datestamp = entry.datestamp if stamp == NO_DATESTAMP else format_datestamp(stamp)
+        return (
+            f"{entry.record_header_open}{esc(self.record_suffix(entry, table.pids[record]))}</identifier>"
+            f"<datestamp>{datestamp}</datestamp>{entry.record_header_close}"
+        )
+
+    def metadata(self, position: Position, metadata_format: MetadataFormat) -> str:
+        project, record = position
+        entry = self.entries[project]
+        if record < 0:
+            key = (metadata_format.prefix, project)
+            rendered = self._project_metadata.get(key)
+            if rendered is None:
+                item = mapping.project_metadata(self.catalog, entry.project, entry.local_id, entry.fallback_year)
+                rendered = self._project_metadata[key] = metadata_format.render(item)
+            return rendered
+        table = self.tables[project]
+        assert table is not None
+        item = mapping.record_metadata(table.record(record), entry.pid_related, entry.fallback_year)
+        return metadata_format.render(item)
+
+    def record(self, position: Position, metadata_format: MetadataFormat) -> str:
+        return (
+            f"<record>{self.header(position)}<metadata>{self.metadata(position, metadata_format)}</metadata></record>"
+        )
+
+
+def _count_in_range(table: RecordTable, dates: DateRange, project_in_range: bool) -> int:
+    low = dates.low if dates.low is not None else NO_DATESTAMP + 1
+    high = dates.high if dates.high is not None else -NO_DATESTAMP
+    stamps = table.datestamps
+    undated = stamps.count(NO_DATESTAMP) if project_in_range else 0
+    return undated + sum(1 for stamp in stamps if low <= stamp <= high)
+
+
+_current: Repository | None = None
+_current_lock = threading.Lock()
+
+
+def repository_for(catalog: Catalog, repository_identifier: str) -> Repository:
+    """The repository view of ``catalog``, built on first use and kept while it is current."""
+    global _current
+    repository = _current
+    if (
+        repository is None
+        or repository.catalog is not catalog
+        or repository.repository_identifier != repository_identifier
+    ):
+        with _current_lock:
+            repository = _current
+            if (
+                repository is None
+                or repository.catalog is not catalog
+                or repository.repository_identifier != repository_identifier
+            ):
+                repository = _current = Repository(catalog, repository_identifier)
+    return repository

@@ -1,0 +1,35 @@
+"""The OAI-PMH endpoint: rate limit, read the arguments, answer with :mod:`oaipmh.protocol`."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.views.decorators.csrf import csrf_exempt
+
+from catalog.store import get_catalog
+from oaipmh import protocol
+from oaipmh.ratelimit import TokenBucket, client_address
+
+CONTENT_TYPE = "text/xml; charset=utf-8"
+
+
+@csrf_exempt
+def endpoint(request: HttpRequest) -> HttpResponse:
+    config = settings.SVC
+    client = client_address(
+        request.META.get("REMOTE_ADDR"), request.META.get("HTTP_X_FORWARDED_FOR"), config.trusted_proxy_hops
+    )
+    decision = TokenBucket(cache, config.oai_rate_limit_per_second, config.oai_rate_limit_burst).take(client)
+    if not decision.allowed:
+        return HttpResponse(
+            f"Too many requests: retry in {decision.retry_after} s.\n",
+            status=503,
+            content_type="text/plain; charset=utf-8",
+            headers={"Retry-After": str(decision.retry_after)},
+        )
+    if request.method not in ("GET", "HEAD", "POST"):
+        return HttpResponseNotAllowed(["GET", "HEAD", "POST"])
+    arguments = request.POST if request.method == "POST" else request.GET
+    body = protocol.respond({name: arguments.getlist(name) for name in arguments}, get_catalog(), config)
+    return HttpResponse(body, content_type=CONTENT_TYPE)

@@ -1,0 +1,161 @@
+"""Per-client rate limiting of the OAI endpoint (SPEC §5.5), in process and shared through Redis."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from django.core.cache import cache
+from django.core.cache.backends.locmem import LocMemCache
+
+from catalog.loader import load_catalog
+from oaipmh.ratelimit import TokenBucket, client_address
+from tests.conftest import CORPUS_DIR, free_port, start_server, stop_server
+from tests.oai_support import OAI_PATH, config, parse_valid
+
+
+def test_client_address():
+    assert client_address("10.0.0.9", None, 0) == "10.0.0.9"
+    # Without trusted proxies a client cannot choose its address with the header.
+    assert client_address("10.0.0.9", "1.2.3.4", 0) == "10.0.0.9"
+    assert client_address("10.0.0.9", "1.2.3.4, 5.6.7.8", 1) == "5.6.7.8"
+    assert client_address("10.0.0.9", "spoofed, 1.2.3.4, 5.6.7.8", 2) == "1.2.3.4"
+    # Fewer entries than trusted hops: the request did not come through the proxies.
+    assert client_address("10.0.0.9", "5.6.7.8", 2) == "10.0.0.9"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_token_bucket_allows_a_burst_then_the_sustained_rate():
+    clock = Clock()
+    bucket = TokenBucket(LocMemCache("bucket-test", {}), rate=2, burst=3, clock=clock)
+    assert [bucket.take("a").allowed for _ in range(3)] == [True, True, True]
+    refused = bucket.take("a")
+    assert not refused.allowed and refused.retry_after == 1
+    assert bucket.take("b").allowed  # other clients have their own bucket
+    clock.now += 0.5  # one request's worth at 2/s
+    assert bucket.take("a").allowed
+    assert not bucket.take("a").allowed
+    clock.now += 10  # a full bucket again, but no more than the burst
+    assert [bucket.take("a").allowed for _ in range(4)] == [True, True, True, False]
+
+
+def test_retry_after_is_the_wait_in_whole_seconds():
+    clock = Clock()
+    bucket = TokenBucket(LocMemCache("bucket-test-2", {}), rate=0.1, burst=1, clock=clock)
+    assert bucket.take("a").allowed
+    assert bucket.take("a").retry_after == 10
+    clock.now += 7.5
+    assert bucket.take("a").retry_after == 3
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_catalog(CORPUS_DIR)
+
+
+@pytest.fixture
+def throttled(settings, corpus):
+    from catalog import store
+
+    previous = store._current
+    store.install(corpus)
+    settings.SVC = config(oai_rate_limit_per_second=0.01, oai_rate_limit_burst=3)
+    cache.clear()
+    yield settings
+    cache.clear()
+    store.install(previous)
+
+
+def test_the_endpoint_answers_503_with_retry_after_over_the_limit(client, throttled):
+    for _ in range(3):
+        response = client.get(OAI_PATH, {"verb": "Identify"}, REMOTE_ADDR="192.0.2.1")
+        assert response.status_code == 200
+        parse_valid(response.content)
+    refused = client.get(OAI_PATH, {"verb": "Identify"}, REMOTE_ADDR="192.0.2.1")
+    assert refused.status_code == 503
+    assert refused["Retry-After"].isdigit() and int(refused["Retry-After"]) >= 1
+    # POST counts too, and another client is not affected.
+    assert client.post(OAI_PATH, {"verb": "Identify"}, REMOTE_ADDR="192.0.2.1").status_code == 503
+    assert client.get(OAI_PATH, {"verb": "Identify"}, REMOTE_ADDR="192.0.2.2").status_code == 200
+
+
+def test_clients_behind_trusted_proxies_are_told_apart(client, throttled):
+    throttled.SVC = config(oai_rate_limit_per_second=0.01, oai_rate_limit_burst=1, trusted_proxy_hops=1)
+    proxy = {"REMOTE_ADDR": "10.0.0.1"}
+    assert client.get(OAI_PATH, {"verb": "Identify"}, HTTP_X_FORWARDED_FOR="198.51.100.1", **proxy).status_code == 200
+    assert client.get(OAI_PATH, {"verb": "Identify"}, HTTP_X_FORWARDED_FOR="198.51.100.2", **proxy).status_code == 200
+    again = client.get(OAI_PATH, {"verb": "Identify"}, HTTP_X_FORWARDED_FOR="198.51.100.1", **proxy)
+    assert again.status_code == 503
+
+
+def test_healthz_is_never_limited(client, throttled):
+    for _ in range(5):
+        client.get(OAI_PATH, {"verb": "Identify"}, REMOTE_ADDR="127.0.0.1")
+    from svc_site.wsgi import application
+
+    statuses = []
+    application({"PATH_INFO": "/healthz", "REQUEST_METHOD": "GET"}, lambda status, headers: statuses.append(status))
+    assert statuses == ["200 OK"]
+
+
+# --- replicas sharing one Redis ----------------------------------------------------------
+
+
+@pytest.fixture
+def redis_url():
+    executable = shutil.which("redis-server")
+    assert executable, "redis-server is required (.ci/run installs it)"
+    port = free_port()
+    process = subprocess.Popen(
+        [executable, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                raise
+            time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def status(url: str) -> tuple[int, str | None]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, None
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Retry-After")
+
+
+def test_replicas_share_the_limit_through_redis(redis_url):
+    env = {"SVC_CACHE_URL": redis_url, "SVC_OAI_RATE_LIMIT_PER_SECOND": "0.01", "SVC_OAI_RATE_LIMIT_BURST": "4"}
+    replicas = [start_server(CORPUS_DIR, env), start_server(CORPUS_DIR, env)]
+    try:
+        urls = [replica.base_url + OAI_PATH + "?verb=Identify" for replica in replicas]
+        # Four requests in all, alternating between the replicas, use up the one shared bucket.
+        assert [status(urls[n % 2])[0] for n in range(4)] == [200, 200, 200, 200]
+        for url in urls:
+            code, retry_after = status(url)
+            assert code == 503 and retry_after is not None and int(retry_after) >= 1
+    finally:
+        for replica in replicas:
+            stop_server(replica)
