@@ -5,3 +5,5 @@ urlpatterns = [
     path("", include("oaipmh.urls")),
     path("", include("catalog.urls")),
 ]
+
+handler404 = "catalog.views.page_not_found"
