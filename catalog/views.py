@@ -13,7 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
-from django.template.loader import render_to_string
+from django.template.loader import get_template, render_to_string
+from django.urls import get_resolver
 from django.views.decorators.http import require_safe
 
 from catalog import citation, jsonld, links, presenters
@@ -38,6 +39,37 @@ HTML = "text/html; charset=utf-8"
 def home(request: HttpRequest) -> HttpResponse:
     """`/` is the project listing (308 keeps the method)."""
     return redirect("/projects", permanent=True, preserve_request=True)
+
+
+PAGE_TEMPLATES = (
+    "base.html",
+    "projects.html",
+    "project.html",
+    "records.html",
+    "record.html",
+    "person.html",
+    "organization.html",
+    "group.html",
+    "about.html",
+    "404.html",
+    "400.html",
+    "_pagination.html",
+    "_record_table.html",
+    "_project_roles.html",
+)
+
+
+def warm_up() -> None:
+    """Do at start-up what every worker would otherwise do on its first requests.
+
+    `svc serve` calls this in the master before forking, so the workers share
+    the imported views, the compiled templates and the listing's search index.
+    """
+    get_resolver().url_patterns  # noqa: B018 (imports every URLconf and view)
+    for name in PAGE_TEMPLATES:
+        get_template(name)
+    catalog = get_catalog()
+    memo_for(catalog).get("search-index", lambda: SearchIndex.build(catalog))
 
 
 # Lookups --------------------------------------------------------------------

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from catalog import store
 from catalog.assets import ensure_built
 from catalog.loader import DataDirError, load_catalog
+from catalog.views import warm_up
 from svc_site.server import GunicornServer, gunicorn_options
 
 
@@ -27,6 +28,7 @@ class Command(BaseCommand):
 
         # A fresh clone has no built assets yet; an image has them built in.
         ensure_built()
+        warm_up()
 
         from svc_site.wsgi import application
 
