@@ -11,7 +11,8 @@ from urllib.parse import quote
 
 
 def _segment(value: str) -> str:
-    return quote(value, safe="")
+    """One path segment, quoted the way Django's ``reverse`` quotes it."""
+    return quote(value, safe="!$&'()*+,;=:@~")
 
 
 def projects_path() -> str:

@@ -99,7 +99,7 @@ def get_record_or_404(catalog: Catalog, project: Project, suffix: str) -> tuple[
 
 def page_number_or_error(request: HttpRequest) -> int:
     """``?page=`` as a positive integer (default 1); anything else raises BadQuery."""
-    values = request.GET.getlist("page")
+    values = [value for value in request.GET.getlist("page") if value]
     if not values:
         return 1
     raw = values[-1].strip()
