@@ -12,11 +12,13 @@ import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 from django.conf import settings
 from django.contrib.staticfiles.finders import BaseFinder
 from django.core.files.storage import FileSystemStorage
 from django.core.management import call_command
+from whitenoise.storage import CompressedManifestStaticFilesStorage
 
 from svc_site.config import PROJECT_ROOT, Config
 
@@ -73,6 +75,25 @@ class PackageFinder(BaseFinder):
         storage = _PackageStorage(names)
         for name in names:
             yield name, storage
+
+
+class SiteStaticStorage(CompressedManifestStaticFilesStorage):
+    """WhiteNoise's fingerprinting storage that never breaks a page.
+
+    When the assets were not built (no manifest, or an old one), a page still
+    renders, linking the plain file name, and the problem is logged once.
+    """
+
+    _reported: ClassVar[set[str]] = set()  # report each missing asset once per process
+
+    def url(self, name: str | None, force: bool = False) -> str:
+        try:
+            return super().url(name, force)
+        except ValueError as error:
+            if name not in self._reported:
+                self._reported.add(name or "")
+                logger.error("static asset %r is not built (%s); run collectstatic or svc serve", name, error)
+            return FileSystemStorage.url(self, name)
 
 
 def is_built(static_root: Path, config: Config) -> bool:

@@ -122,8 +122,8 @@ def _base_url(request: HttpRequest) -> str:
 def _cached_page(
     request: HttpRequest, memo: CatalogMemo, key: tuple[Hashable, ...], render: Callable[[], str]
 ) -> HttpResponse:
-    config = settings.SVC
-    full_key = (*key, request.scheme, request.get_host(), config.show_placeholder_values, config.analytics_site_id)
+    # The configuration is part of the key: tests swap it (placeholders, analytics); production never does.
+    full_key = (*key, request.scheme, request.get_host(), settings.SVC)
     body = memo.page(full_key, lambda: render().encode())
     return HttpResponse(body, content_type=HTML)
 

@@ -72,7 +72,7 @@ STATICFILES_FINDERS = [
 # Fingerprinted names (svc.3f2a….css) are served by WhiteNoise as immutable, cached for a year.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "catalog.assets.SiteStaticStorage"},
 }
 
 LOGGING_CONFIG = None
