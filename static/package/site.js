@@ -126,9 +126,24 @@
     control.addEventListener("change", function () {
       var form = control.form;
       if (!form) return;
-      var page = form.querySelector("input[name=page]");
-      if (page) page.disabled = true;
       if (form.requestSubmit) form.requestSubmit(); else form.submit();
+    });
+  }
+
+  /* Leave empty fields out of the address (?q=&sort= says nothing). */
+  function setUpCleanSubmit(form) {
+    var emptied = [];
+    form.addEventListener("submit", function () {
+      Array.prototype.forEach.call(form.elements, function (field) {
+        if (field.name && !field.disabled && field.value === "" && field.type !== "checkbox") {
+          field.disabled = true;
+          emptied.push(field);
+        }
+      });
+    });
+    window.addEventListener("pageshow", function () {
+      emptied.forEach(function (field) { field.disabled = false; });
+      emptied = [];
     });
   }
 
@@ -139,4 +154,5 @@
   each("button[data-copy]", setUpCopy);
   each("[data-show-more]", setUpShowMore);
   each("[data-autosubmit]", setUpAutoSubmit);
+  each("form[role=search]", setUpCleanSubmit);
 })();
