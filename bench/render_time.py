@@ -1,4 +1,4 @@
-"""Cold and warm render time of one project page, in-process.
+"""Cold and warm render time of one project page, in-process, and warm speed against a baseline.
 
 Each run is a fresh Python process that loads the catalogue and does the
 start-up work `svc serve` does before forking (URLconf imported, templates
@@ -8,6 +8,11 @@ Django's test client: the first request builds the page's view model and
 renders it ("cold"), the next ones are served from the per-catalogue page
 cache ("warm"). A second figure ("cold, templates not compiled") skips the
 start-up template compilation, as a worker without that warm-up would.
+
+Then, in the same process, the warm project page and the first listing page
+are compared with a baseline Django view that returns bytes of the same size
+through the same middleware (interleaved rounds, best round per URL): the
+ratio is baseline time / page time, i.e. the requests/s ratio.
 
     .venv/bin/python bench/render_time.py [--data-dir DIR] [--shortcode 0803] [--runs 7]
 """
@@ -28,6 +33,37 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = PROJECT_ROOT.parent / "shared" / "corpus" / "dsp"
 
 
+def add_baseline_route() -> None:
+    """A view returning N bytes, in front of the real URLconf (bench process only)."""
+    from django.http import HttpRequest, HttpResponse
+    from django.urls import path
+
+    import svc_site.urls
+
+    bodies: dict[int, bytes] = {}
+
+    def baseline(request: HttpRequest, size: int) -> HttpResponse:
+        body = bodies.get(size) or bodies.setdefault(size, b"x" * size)
+        return HttpResponse(body, content_type="text/html; charset=utf-8")
+
+    svc_site.urls.urlpatterns.insert(0, path("bench-baseline/<int:size>", baseline))
+
+
+def compare_with_baseline(client, urls: list[str], rounds: int = 10, requests: int = 200) -> dict[str, float]:
+    """Best per-request time of each URL and of a same-size baseline, interleaved."""
+    pairs = {url: f"/bench-baseline/{len(client.get(url).content)}" for url in urls}
+    best = {url: float("inf") for pair in pairs.items() for url in pair}
+    for _ in range(rounds):
+        for url in best:
+            start = time.perf_counter()
+            for _ in range(requests):
+                client.get(url)
+            best[url] = min(best[url], (time.perf_counter() - start) / requests)
+    return {url: best[baseline] / best[url] for url, baseline in pairs.items()} | {
+        f"{url} µs": best[url] * 1e6 for url in best
+    }
+
+
 def measure_once(data_dir: str, shortcode: str, compile_templates: bool, warm_requests: int) -> dict[str, float]:
     """Runs inside the child process."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "svc_site.settings")
@@ -45,6 +81,7 @@ def measure_once(data_dir: str, shortcode: str, compile_templates: bool, warm_re
     from svc_site.server import freeze_heap
 
     ensure_built()
+    add_baseline_route()
     store.install(load_catalog(data_dir))
     if compile_templates:
         views.warm_up()
@@ -63,7 +100,10 @@ def measure_once(data_dir: str, shortcode: str, compile_templates: bool, warm_re
         start = time.perf_counter()
         client.get(url)
         warm.append(time.perf_counter() - start)
-    return {"cold_ms": cold * 1000, "warm_ms": statistics.median(warm) * 1000, "bytes": len(response.content)}
+    result = {"cold_ms": cold * 1000, "warm_ms": statistics.median(warm) * 1000, "bytes": len(response.content)}
+    if compile_templates:
+        result["ratios"] = compare_with_baseline(client, [url, "/projects"])
+    return result
 
 
 def main() -> None:
@@ -97,6 +137,13 @@ def main() -> None:
             f"cold median {statistics.median(cold):.1f} ms (min {cold[0]:.1f}, max {cold[-1]:.1f}); "
             f"warm median {statistics.median(warm) * 1000:.0f} µs over {args.runs} processes"
         )
+        if mode == "compiled":
+            for url in (f"/projects/{args.shortcode}", "/projects"):
+                ratios = sorted(r["ratios"][url] for r in results)
+                print(
+                    f"  {url}: warm requests/s relative to a same-size baseline view: "
+                    f"median {statistics.median(ratios):.2f} (min {ratios[0]:.2f}, max {ratios[-1]:.2f})"
+                )
 
 
 if __name__ == "__main__":

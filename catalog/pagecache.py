@@ -31,6 +31,18 @@ class CatalogMemo:
         self._page_bytes = 0
         self._page_cache_bytes = page_cache_bytes
         self._lock = threading.Lock()
+        self._settings_seen: dict[int, object] = {}
+
+    def settings_key(self, settings_object: object) -> int:
+        """A cheap cache-key part for a settings object (hashing a Config costs tens of µs).
+
+        The memo keeps every settings object it has seen alive (production has
+        one; tests swap a few), so an id is never reused for another one.
+        """
+        key = id(settings_object)
+        if key not in self._settings_seen:
+            self._settings_seen[key] = settings_object
+        return key
 
     def get(self, key: Hashable, build: Callable[[], T]) -> T:
         try:

@@ -34,6 +34,7 @@ from catalog.store import get_catalog
 from catalog.values import Values
 
 HTML = "text/html; charset=utf-8"
+DEFAULT = ListingQuery()
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -119,11 +120,27 @@ def _base_url(request: HttpRequest) -> str:
     return f"{request.scheme}://{request.get_host()}"
 
 
+def _origin_key(meta: dict[str, Any]) -> tuple[Any, ...]:
+    """The request values the page's absolute URLs (canonical, JSON-LD) are built from.
+
+    Raw header values rather than ``request.get_host()``: CommonMiddleware has
+    already validated the host, and equal raw values give equal origins.
+    """
+    return (
+        meta.get("wsgi.url_scheme"),
+        meta.get("HTTP_HOST"),
+        meta.get("SERVER_NAME"),
+        meta.get("SERVER_PORT"),
+        meta.get("HTTP_X_FORWARDED_HOST"),
+        meta.get("HTTP_X_FORWARDED_PROTO"),
+    )
+
+
 def _cached_page(
     request: HttpRequest, memo: CatalogMemo, key: tuple[Hashable, ...], render: Callable[[], str]
 ) -> HttpResponse:
     # The configuration is part of the key: tests swap it (placeholders, analytics); production never does.
-    full_key = (*key, request.scheme, request.get_host(), settings.SVC)
+    full_key = (*key, *_origin_key(request.META), memo.settings_key(settings.SVC))
     body = memo.page(full_key, lambda: render().encode())
     return HttpResponse(body, content_type=HTML)
 
@@ -161,7 +178,7 @@ def projects(request: HttpRequest) -> HttpResponse:
     catalog = get_catalog()
     memo = memo_for(catalog)
     try:
-        query = ListingQuery.from_params(dict(request.GET.lists()))
+        query = ListingQuery.from_params(dict(request.GET.lists())) if request.META.get("QUERY_STRING") else DEFAULT
     except BadQuery as error:
         return bad_request(request, str(error))
 
@@ -211,16 +228,16 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = get_catalog()
     memo = memo_for(catalog)
     project_ = get_project_or_404(catalog, shortcode)
-    values = _values()
-    page = _view_model(
-        memo, ("project", project_.key), lambda: presenters.build_project_page(catalog, project_, values)
-    )
-    tab_values = request.GET.getlist("tab")
+    tab_values = request.GET.getlist("tab") if request.META.get("QUERY_STRING") else ()
     tab = tab_values[-1] if tab_values else "overview"
-    if tab not in {tab_id for tab_id, _, _ in page.tabs}:
-        raise Http404(f"The project {project_.shortcode} has no tab {tab!r}.")
 
-    def render() -> str:
+    def render() -> str:  # only on a cache miss; an unknown tab is never cached
+        values = _values()
+        page = _view_model(
+            memo, ("project", project_.key), lambda: presenters.build_project_page(catalog, project_, values)
+        )
+        if tab not in {tab_id for tab_id, _, _ in page.tabs}:
+            raise Http404(f"The project {project_.shortcode} has no tab {tab!r}.")
         document = jsonld.project_dataset(catalog, project_, _base_url(request))
         return _render(request, "project.html", {"page": page, "active_tab": tab, "jsonld": jsonld.to_script(document)})
 
