@@ -149,3 +149,34 @@ def test_text_is_escaped(client, tmp_path, install_catalog):
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in body
     # Inside the JSON-LD block the markup is \u-escaped, so it cannot close the script element.
     assert "\\u003c/script\\u003e" in body
+
+
+def test_collections_nest_and_link_projects_and_records(client, tmp_path, install_catalog):
+    record = datadir.record("0B05", "r7", label="Field notebook")
+    collections = [
+        {
+            "id": "collection-001",
+            "name": "Lake archives",
+            "description": {"en": "Everything from the lakes."},
+            "pid": "https://ark.example.org/ark:/99999/1/c1",
+            "projects": ["0b05"],
+            "records": [record["pid"], "https://ark.example.org/ark:/99999/1/0B05/gone"],
+            "collections": ["collection-002"],
+        },
+        {"id": "collection-002", "name": "Notebooks", "description": "Field notebooks.", "projects": []},
+    ]
+    project = datadir.project("0B05", collections=["collection-002"])
+    install_catalog(
+        datadir.write_data_dir(tmp_path, projects=[project], collections=collections, records={"0B05": [record]})
+    )
+    parent = html.fromstring(client.get("/collections/collection-001").content)
+    assert parent.xpath("//h1/text()") == ["Lake archives"]
+    assert parent.xpath("//ul[@class='cards']//a/@href") == ["/projects/0B05"]
+    assert parent.xpath("//a[@href='/collections/collection-002']/text()") == ["Notebooks"]
+    assert parent.xpath("//a[@href='/projects/0B05/records/r7']")
+    assert "https://ark.example.org/ark:/99999/1/0B05/gone" in parent.text_content()  # unresolved, shown as text
+    child = html.fromstring(client.get("/collections/collection-002").content)
+    assert child.xpath("//p[contains(., 'Part of')]/a/@href") == ["/collections/collection-001"]
+    assert child.xpath("//ul[@class='cards']//a/@href") == ["/projects/0B05"]  # the project names the collection
+    project_page = html.fromstring(client.get("/projects/0B05").content)
+    assert project_page.xpath("//section[@id='panel-overview']//a[@href='/collections/collection-002']")
