@@ -58,6 +58,19 @@ class PageOutOfRange(LookupError):
     """A page number past the last page (answered with HTTP 404)."""
 
 
+def parse_page(values: Sequence[str]) -> int:
+    """The ``page`` parameter's values as one positive page number (1 when absent or empty)."""
+    given = [value for value in values if value]
+    if not given:
+        return 1
+    if len(given) > 1:
+        raise BadQuery("give one page number")
+    raw = given[0].strip()
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 9 or int(raw) < 1:
+        raise BadQuery(f"the page must be a positive whole number, not {given[0]!r}")
+    return int(raw)
+
+
 SORTS = {
     "relevance": "Relevance",
     "name": "Name A–Z",  # noqa: RUF001 (typographic dash)
@@ -207,15 +220,7 @@ class ListingQuery:
         sort = sort_values[0] if sort_values else ""
         if sort and sort not in SORTS:
             raise BadQuery(f"unknown sort order {sort!r}; use one of {', '.join(SORTS)}")
-        page_values = [value for value in params.get("page", ()) if value]
-        if len(page_values) > 1:
-            raise BadQuery("give one page number")
-        page = 1
-        if page_values:
-            raw = page_values[0].strip()
-            if not raw.isascii() or not raw.isdigit() or int(raw) < 1 or len(raw) > 9:
-                raise BadQuery(f"the page must be a positive whole number, not {page_values[0]!r}")
-            page = int(raw)
+        page = parse_page(params.get("page", ()))
         filters = []
         count = 0
         for key in FACET_KEYS:

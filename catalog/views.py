@@ -28,6 +28,7 @@ from catalog.search import (
     PageOutOfRange,
     SearchIndex,
     pagination,
+    parse_page,
     search,
 )
 from catalog.store import get_catalog
@@ -96,17 +97,6 @@ def get_record_or_404(catalog: Catalog, project: Project, suffix: str) -> tuple[
     if table is None or index is None:
         raise Http404(f"No record {suffix!r} in the project {project.shortcode}.")
     return table, index
-
-
-def page_number_or_error(request: HttpRequest) -> int:
-    """``?page=`` as a positive integer (default 1); anything else raises BadQuery."""
-    values = [value for value in request.GET.getlist("page") if value]
-    if not values:
-        return 1
-    raw = values[-1].strip()
-    if len(values) > 1 or not raw.isascii() or not raw.isdigit() or len(raw) > 9 or int(raw) < 1:
-        raise BadQuery(f"the page must be a positive whole number, not {values[-1]!r}")
-    return int(raw)
 
 
 # Rendering ------------------------------------------------------------------
@@ -250,7 +240,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     memo = memo_for(catalog)
     project_ = get_project_or_404(catalog, shortcode)
     try:
-        page_number = page_number_or_error(request)
+        page_number = parse_page(request.GET.getlist("page"))
     except BadQuery as error:
         return bad_request(request, str(error))
     table = catalog.records_of(project_)
