@@ -596,13 +596,9 @@ class OrganizationPage:
 
 
 def build_organization_page(catalog: Catalog, organization: Organization, values: Values) -> OrganizationPage:
-    address = address_lines(organization.get("address"), values)
+    stored_address = organization.get("address")
     projects = _project_roles(catalog.projects_by_organization.get(organization.id, ()), values)
-    place = (
-        plain(values.text(organization.get("address", {}).get("locality")))
-        if isinstance(organization.get("address"), Mapping)
-        else ""
-    )
+    place = plain(values.text(stored_address.get("locality"))) if isinstance(stored_address, Mapping) else ""
     description = organization.display_name + (f", {place}" if place else "")
     if projects:
         description += f". Involved in {len(projects)} project{'s' if len(projects) != 1 else ''}."
@@ -616,7 +612,7 @@ def build_organization_page(catalog: Catalog, organization: Organization, values
         name=organization.display_name,
         alternative_names=tuple(values.texts(organization.get("alternativeName"))),
         website=values.link(organization.get("url")),
-        address=address,
+        address=address_lines(stored_address, values),
         identifiers=identifier_links(organization.get("sameAs"), values),
         people=tuple(
             EntityRef(person.display_name, links.person_path(person.id))

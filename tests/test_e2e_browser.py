@@ -159,3 +159,54 @@ def test_axe_finds_no_wcag_21_aa_violation(page: Page, server: Server, path: str
     ]
     assert violations == []
     assert results["passes"], "axe ran no check"
+
+
+# Stands in for Umami's script (no network here): it records the page views
+# the real one would send — the first load and every history.replaceState.
+ANALYTICS_STUB = """
+(function () {
+  var script = document.currentScript;
+  window.analyticsSeen = {site: script.getAttribute("data-website-id"), views: [location.href]};
+  var replace = history.replaceState;
+  history.replaceState = function (state, title, url) {
+    window.analyticsSeen.views.push(new URL(url, location.href).href);
+    return replace.apply(history, arguments);
+  };
+})();
+"""
+
+
+def test_analytics_script_loads_under_the_csp_and_sees_tab_switches(
+    browser: Browser, tmp_path_factory: pytest.TempPathFactory
+):
+    env = {
+        "FRAMEWORK_SITE_ROOT": str(tmp_path_factory.mktemp("site")),
+        "SVC_WORKERS": "1",
+        "SVC_ANALYTICS_SITE_ID": "site-42",
+        "SVC_ANALYTICS_URL": "https://stats.example.org",
+    }
+    running = start_server(CORPUS_DIR, env)
+    context = browser.new_context()
+    try:
+        context.route(
+            "https://stats.example.org/script.js",
+            lambda route: route.fulfill(body=ANALYTICS_STUB, content_type="text/javascript"),
+        )
+        page = context.new_page()
+        blocked: list[str] = []
+        page.on("console", lambda message: message.type == "error" and blocked.append(message.text))
+        page.goto(running.base_url + "/projects/0803")
+        page.wait_for_function("window.analyticsSeen !== undefined")
+        page.get_by_role("tab", name="Publications").click()
+        page.get_by_role("tab", name="Records").click()
+        seen = page.evaluate("window.analyticsSeen")
+        assert seen["site"] == "site-42"
+        assert seen["views"] == [
+            running.base_url + "/projects/0803",
+            running.base_url + "/projects/0803?tab=publications",
+            running.base_url + "/projects/0803?tab=records",
+        ]
+        assert blocked == []
+    finally:
+        context.close()
+        stop_server(running)
