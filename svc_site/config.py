@@ -49,6 +49,7 @@ class Config:
     log_filter: LogFilter
     data_dir: Path
     analytics_site_id: str | None
+    analytics_url: str
     show_placeholder_values: bool
     oai_base_url: str
     oai_path: str
@@ -222,6 +223,7 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         log_filter=log_filter,
         data_dir=data_dir,
         analytics_site_id=read.str("SVC_ANALYTICS_SITE_ID"),
+        analytics_url=_absolute_url("SVC_ANALYTICS_URL", read.str("SVC_ANALYTICS_URL", "https://cloud.umami.is")),
         show_placeholder_values=read.bool("SVC_SHOW_PLACEHOLDER_VALUES", False),
         oai_base_url=oai_base_url,
         oai_path=oai_path,

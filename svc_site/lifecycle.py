@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 
 from catalog import store
+from catalog.views import warm_up
 from svc_site import profiling, telemetry
 
 
@@ -38,7 +39,8 @@ def on_reload(_arbiter: Any) -> None:
     the old catalogue, and ``pre_fork`` freezes the new one again.
     """
     gc.unfreeze()
-    store.reload()
+    if store.reload():
+        warm_up()
 
 
 def hooks() -> dict[str, Any]:

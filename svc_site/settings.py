@@ -34,6 +34,7 @@ MIDDLEWARE = [
     "svc_site.middleware.AccessLogMiddleware",
     "svc_site.middleware.DataVersionMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "svc_site.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.common.CommonMiddleware",
 ]
@@ -46,7 +47,12 @@ TEMPLATES = [
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
-        "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "catalog.context_processors.site",
+            ]
+        },
     }
 ]
 
@@ -58,7 +64,19 @@ USE_I18N = False
 
 STATIC_URL = "/static/"
 STATIC_ROOT = SVC.site_root
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# The CSS/JS package is published under the FRAMEWORK_* names by catalog.assets;
+# anything in static/public/ is published as it is.
+STATICFILES_DIRS = [BASE_DIR / "static" / "public"]
+STATICFILES_FINDERS = [
+    "catalog.assets.PackageFinder",
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+]
+# Fingerprinted names (svc.3f2a….css) are served by WhiteNoise as immutable, cached for a year.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "catalog.assets.SiteStaticStorage"},
+}
 
 LOGGING_CONFIG = None
 build_logging(SVC)

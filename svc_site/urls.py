@@ -6,3 +6,5 @@ urlpatterns = [
     path("", include("catalog.site_urls")),
     path("", include("catalog.urls")),
 ]
+
+handler404 = "catalog.views.page_not_found"

@@ -113,3 +113,40 @@ def corpus_server() -> Iterator[Server]:
     server = start_server(CORPUS_DIR)
     yield server
     stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def static_assets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The CSS/JS package built into a temporary static root (pages need its manifest)."""
+    from django.test.utils import override_settings
+
+    from catalog.assets import ensure_built
+
+    root = tmp_path_factory.mktemp("site")
+    with override_settings(STATIC_ROOT=str(root)):
+        ensure_built()
+        yield root
+
+
+_loaded_catalogs: dict[Path, object] = {}
+
+
+@pytest.fixture
+def install_catalog() -> Iterator:
+    """Install catalogues for a test; the previous one is restored afterwards.
+
+    Catalogues are immutable, so each data directory is loaded once per session.
+    """
+    from catalog import store
+    from catalog.loader import load_catalog
+
+    previous = store._current
+
+    def install(data_dir: Path):
+        if data_dir not in _loaded_catalogs:
+            _loaded_catalogs[data_dir] = load_catalog(data_dir)
+        store.install(_loaded_catalogs[data_dir])
+        return _loaded_catalogs[data_dir]
+
+    yield install
+    store.install(previous)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog import store
+from catalog.assets import ensure_built
 from catalog.loader import DataDirError
+from catalog.views import warm_up
 from svc_site import lifecycle, telemetry
 from svc_site.server import GunicornServer, gunicorn_options
 
@@ -29,9 +28,9 @@ class Command(BaseCommand):
         except DataDirError as error:
             raise CommandError(str(error)) from None
 
-        if not Path(settings.STATIC_ROOT).is_dir():
-            # A fresh clone has no built assets yet; an image has them built in.
-            call_command("collectstatic", interactive=False, verbosity=0)
+        # A fresh clone has no built assets yet; an image has them built in.
+        ensure_built()
+        warm_up()
 
         from svc_site.wsgi import application
 
