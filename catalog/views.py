@@ -2,7 +2,7 @@
 
 Every page is a pure function of the catalogue, the request's URL and a few
 settings, so its rendered bytes are kept per catalogue (see
-:mod:`catalog.pagecache`): a warm request is a lookup.
+:mod:`catalog.memo`): a warm request is a lookup.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from django.urls import get_resolver
 from django.views.decorators.http import require_safe
 
 from catalog import citation, jsonld, links, presenters
+from catalog.memo import CatalogMemo, memo_for
 from catalog.model import Catalog, Project, RecordTable
-from catalog.pagecache import CatalogMemo, memo_for
 from catalog.search import (
     SORTS,
     BadQuery,

@@ -14,12 +14,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from catalog.memo import BytesLRU
 from catalog.model import Catalog
 from oaipmh import tokens
 from oaipmh.datestamps import GRANULARITY, DateArgumentError, DateRange, format_datestamp, now_datestamp, parse_range
 from oaipmh.formats import FORMATS, MetadataFormat
 from oaipmh.repository import Repository, repository_for
-from oaipmh.responses import MAX_KEY_LENGTH, ResponseCache
 from oaipmh.sets import SET_SPEC_RE
 from oaipmh.xmltext import esc, is_uri, to_uri
 from svc_site.config import Config
@@ -76,7 +76,11 @@ class Request:
     config: Config
 
 
-_responses = ResponseCache()
+# Harvesters repeat requests (a retried page, the same Identify every run): a
+# response depends only on the data version, the config and the arguments, so
+# a repeated one is answered without rendering; only responseDate is new.
+_responses = BytesLRU()
+MAX_KEY_LENGTH = 2048  # requests with longer arguments are not cached
 
 
 def respond(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: Config) -> bytes:

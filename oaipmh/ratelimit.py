@@ -33,20 +33,6 @@ class Decision:
     retry_after: int = 0  # whole seconds until a request will be accepted again
 
 
-def client_address(remote_addr: str | None, forwarded_for: str | None, trusted_hops: int) -> str:
-    """The TCP peer, or the n-th ``X-Forwarded-For`` entry from the right behind n trusted proxies.
-
-    Entries left of that one were written by the client itself and prove
-    nothing; a header with fewer entries than trusted hops did not come through
-    all the proxies, so the peer address is used.
-    """
-    if trusted_hops and forwarded_for:
-        entries = [entry.strip() for entry in forwarded_for.split(",")]
-        if len(entries) >= trusted_hops and entries[-trusted_hops]:
-            return entries[-trusted_hops]
-    return remote_addr or "unknown"
-
-
 class TokenBucket:
     def __init__(self, cache: BaseCache, rate: float, burst: int, clock: Callable[[], float] = time.time) -> None:
         self.cache = cache

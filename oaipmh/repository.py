@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import quote, unquote
 
+from catalog.memo import memo_for
 from catalog.model import NO_DATESTAMP, Catalog, Project, RecordTable, is_placeholder
 from oaipmh import mapping
 from oaipmh.datestamps import FALLBACK_DATESTAMP, DateRange, format_datestamp
@@ -317,25 +318,8 @@ def _count_in_range(table: RecordTable, dates: DateRange, project_in_range: bool
     return undated + sum(1 for stamp in stamps if low <= stamp <= high)
 
 
-_current: Repository | None = None
-_current_lock = threading.Lock()
-
-
 def repository_for(catalog: Catalog, repository_identifier: str) -> Repository:
     """The repository view of ``catalog``, built on first use and kept while it is current."""
-    global _current
-    repository = _current
-    if (
-        repository is None
-        or repository.catalog is not catalog
-        or repository.repository_identifier != repository_identifier
-    ):
-        with _current_lock:
-            repository = _current
-            if (
-                repository is None
-                or repository.catalog is not catalog
-                or repository.repository_identifier != repository_identifier
-            ):
-                repository = _current = Repository(catalog, repository_identifier)
-    return repository
+    return memo_for(catalog).get(
+        ("oai-repository", repository_identifier), lambda: Repository(catalog, repository_identifier)
+    )

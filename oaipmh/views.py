@@ -9,7 +9,9 @@ from django.views.decorators.csrf import csrf_exempt
 
 from catalog.store import get_catalog
 from oaipmh import protocol
-from oaipmh.ratelimit import TokenBucket, client_address
+from oaipmh.ratelimit import TokenBucket
+from svc_site import telemetry
+from svc_site.client import request_client
 
 CONTENT_TYPE = "text/xml; charset=utf-8"
 
@@ -17,9 +19,7 @@ CONTENT_TYPE = "text/xml; charset=utf-8"
 @csrf_exempt
 def endpoint(request: HttpRequest) -> HttpResponse:
     config = settings.SVC
-    client = client_address(
-        request.META.get("REMOTE_ADDR"), request.META.get("HTTP_X_FORWARDED_FOR"), config.trusted_proxy_hops
-    )
+    client = request_client(request.META, config.trusted_proxy_hops)
     decision = TokenBucket(cache, config.oai_rate_limit_per_second, config.oai_rate_limit_burst).take(client)
     if not decision.allowed:
         return HttpResponse(
@@ -31,5 +31,7 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     if request.method not in ("GET", "HEAD", "POST"):
         return HttpResponseNotAllowed(["GET", "HEAD", "POST"])
     arguments = request.POST if request.method == "POST" else request.GET
-    body = protocol.respond({name: arguments.getlist(name) for name in arguments}, get_catalog(), config)
+    verb = arguments.get("verb", "")
+    with telemetry.span("oaipmh.render", **{"oai.verb": verb[:40]}):
+        body = protocol.respond({name: arguments.getlist(name) for name in arguments}, get_catalog(), config)
     return HttpResponse(body, content_type=CONTENT_TYPE)
