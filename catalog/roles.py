@@ -8,53 +8,39 @@ Collector") and in English, German or French.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from functools import lru_cache
 
 from catalog.model import Attribution, Project
 
 # The repository that publishes every dataset: the creator of a project that names none.
 REPOSITORY_PUBLISHER = "DaSCH"
 
-CREATOR_ROLE_WORDS = frozenset(
-    {
-        "project leader",
-        "project lead",
-        "principal investigator",
-        "principal investigator (pi)",
-        "pi",
-        "author",
-        "creator",
-        "projektleiter",
-        "projektleiterin",
-        "projektleitung",
-        "autor",
-        "autorin",
-        "urheber",
-        "urheberin",
-        "chef de projet",
-        "cheffe de projet",
-        "responsable du projet",
-        "direction du projet",
-        "auteur",
-        "auteure",
-        "autrice",
-        "créateur",
-        "créatrice",
-        "chercheur principal",
-        "chercheuse principale",
-    }
+# Roles that make an attribution a creator: project leader, principal
+# investigator (PI), author, creator, and their German and French variants.
+_CREATOR_ROLE = re.compile(
+    r"""
+    \b(?:co-?)?principal\s+investigator\b | \bpi\b
+    | \b(?:research\s+)?project\s+lead(?:er)?\b | \bhead\s+of\s+(?:the\s+)?project\b
+    | \b(?:co-?)?authors?\b | \bcreator\b
+    | \bprojektleit(?:ung|er|erin)\b | \bautor(?:in)?\b | \burheber(?:in)?\b
+    | \bchef(?:fe)?\s+de\s+projet\b | \bresponsable\s+(?:du|de)\s+projet\b | \bdirection\s+du\s+projet\b
+    | \bauteure?s?\b | \bautrice\b | \bcr[ée]at(?:eur|rice)\b | \bchercheu(?:r|se)\s+principale?\b
+    """,
+    re.IGNORECASE | re.VERBOSE,
 )
 
-_ROLE_SEPARATORS = re.compile(r"\s*[,;/&]\s*|\s+and\s+|\s+und\s+|\s+et\s+")
+_ROLE_SEPARATORS = re.compile(r"[,;/&]|\band\b|\bund\b|\bet\b", re.IGNORECASE)
 
 
 def role_parts(role: str) -> list[str]:
-    """The single roles inside one role string, trimmed and lowercased."""
-    return [part for part in _ROLE_SEPARATORS.split(role.strip().lower()) if part]
+    """The single roles inside one role string ("Project Leader, Data Collector"), trimmed."""
+    return [part.strip() for part in _ROLE_SEPARATORS.split(role) if part.strip()]
 
 
-def is_creator_role(roles: Iterable[str]) -> bool:
-    return any(part in CREATOR_ROLE_WORDS for role in roles for part in role_parts(role))
+@lru_cache(maxsize=4096)
+def is_creator_role(role: str) -> bool:
+    """True when any part of one role string is a creator role."""
+    return any(_CREATOR_ROLE.search(part) for part in role_parts(role))
 
 
 def creator_attributions(project: Project) -> tuple[Attribution, ...]:
@@ -62,7 +48,7 @@ def creator_attributions(project: Project) -> tuple[Attribution, ...]:
     seen: set[str] = set()
     creators = []
     for attribution in project.attributions:
-        if attribution.contributor_id not in seen and is_creator_role(attribution.roles):
+        if attribution.contributor_id not in seen and any(map(is_creator_role, attribution.roles)):
             seen.add(attribution.contributor_id)
             creators.append(attribution)
     return tuple(creators)

@@ -23,6 +23,7 @@ from catalog.model import (
     language_items,
     pick_language,
 )
+from catalog.roles import is_creator_role
 from catalog.temporal import TemporalCoverage, resolve
 from oaipmh import vocabularies
 from oaipmh.xmltext import is_language_tag, to_uri
@@ -351,7 +352,7 @@ def _creators_and_contributors(catalog: Catalog, project: Project) -> tuple[list
         agent = contributor_agent(contributor_id, catalog)
         if agent is None:
             continue
-        if any(vocabularies.is_creator_role(role) for role in roles):
+        if any(is_creator_role(role) for role in roles):
             creators.append(agent)
             continue
         types = (

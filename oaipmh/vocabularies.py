@@ -11,21 +11,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-# --- Roles -----------------------------------------------------------------
+from catalog.roles import role_parts
 
-# Roles that make an attribution a creator: project leader, principal
-# investigator (PI), author, creator, and their German and French variants.
-_CREATOR_ROLE_RE = re.compile(
-    r"""
-    \b(?:co-?)?principal\s+investigator\b | \bpi\b
-    | \b(?:research\s+)?project\s+lead(?:er)?\b | \bhead\s+of\s+(?:the\s+)?project\b
-    | \b(?:co-?)?authors?\b | \bcreator\b
-    | \bprojektleit(?:ung|er|erin)\b | \bautor(?:in)?\b | \burheber(?:in)?\b
-    | \bchef(?:fe)?\s+de\s+projet\b | \bresponsable\s+(?:du|de)\s+projet\b
-    | \bauteure?s?\b | \bcr[ée]at(?:eur|rice)\b | \bchercheu(?:r|se)\s+principale?\b
-    """,
-    re.IGNORECASE | re.VERBOSE,
-)
+# --- Roles -----------------------------------------------------------------
 
 # Other roles, first match wins. None marks funders, which are never
 # contributors (they are funding references).
@@ -53,18 +41,6 @@ _CONTRIBUTOR_TYPES: tuple[tuple[re.Pattern[str], str | None], ...] = tuple(
         (r"research|forsch|cherch|scientist|wissenschaft|postdoc|doctoral|phd|fellow", "Researcher"),
     )
 )
-
-_ROLE_SPLIT_RE = re.compile(r"[,;/]|\band\b|\bund\b|\bet\b")
-
-
-def role_parts(role: str) -> list[str]:
-    """A compound role string ("Project Leader, Data Collector") in its single roles."""
-    return [part.strip() for part in _ROLE_SPLIT_RE.split(role) if part.strip()]
-
-
-@lru_cache(maxsize=4096)
-def is_creator_role(role: str) -> bool:
-    return any(_CREATOR_ROLE_RE.search(part) for part in role_parts(role))
 
 
 @lru_cache(maxsize=4096)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from catalog.loader import load_catalog
+from catalog.roles import is_creator_role
 from oaipmh import vocabularies
 from tests.conftest import CORPUS_DIR
 from tests.oai_support import NS, load, oai, project, record, serving
@@ -78,10 +79,10 @@ def test_project_creators_contributors_and_identifiers(client, corpus):
 
 
 def test_compound_and_german_roles_make_creators(client, corpus, corpus_catalog):
-    assert vocabularies.is_creator_role("Project Leader, Data Collector")
-    assert vocabularies.is_creator_role("Projektleitung")
-    assert vocabularies.is_creator_role("Co-Principal Investigator")
-    assert not vocabularies.is_creator_role("Project Member, Data Collector")
+    assert is_creator_role("Project Leader, Data Collector")
+    assert is_creator_role("Projektleitung")
+    assert is_creator_role("Co-Principal Investigator")
+    assert not is_creator_role("Project Member, Data Collector")
     leader = next(
         (p, a) for p in corpus_catalog.projects for a in p.attributions if "Project Leader, Data Collector" in a.roles
     )
