@@ -13,7 +13,7 @@ from catalog.loader import load_catalog
 from catalog.sitemap import MAX_URLS_PER_SITEMAP
 from catalog.store import install
 from tests.api_data_sets import corpus_catalog, stored_objects, write_large_data_set, write_small_data_set
-from tests.conftest import CORPUS_DIR
+from tests.conftest import CORPUS_DIR, SAMPLE_DIR
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 # W3C Datetime, as the protocol requires for <lastmod>.
@@ -163,3 +163,20 @@ def test_more_than_50000_urls_become_a_sitemap_index(tmp_path):
     assert all_paths[:4] == ["/projects", "/about", "/projects/0C0C", "/projects/0C0C/records"]
     assert all_paths[4:] == [f"/projects/0C0C/records/r{n:06d}" for n in range(records)]
     assert client.get("/sitemap-3.xml").status_code == 404
+
+
+@pytest.mark.parametrize("data_dir", [SAMPLE_DIR], ids=["sample"])
+def test_every_sitemap_url_is_a_page_and_links_its_json(data_dir, install_catalog, static_assets):
+    """The sitemap and the pages agree: each listed URL answers 200, and each entity page's JSON link answers too."""
+    install_catalog(data_dir)
+    client = Client()
+    paths = [path for path, _ in parse_urlset(client.get("/sitemap.xml"))]
+    assert len(paths) > 100
+    json_links: set[str] = set()
+    for path in paths:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        json_links.update(re.findall(r'<link rel="alternate" type="application/json" href="([^"]+)"', response.text))
+    assert json_links
+    for link in sorted(json_links):
+        assert client.get(urlsplit(link).path).status_code == 200, link
