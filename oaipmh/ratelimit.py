@@ -1,30 +1,31 @@
-"""Per-client rate limit of the OAI-PMH endpoint (SPEC §5.5): a token bucket in Django's cache.
+"""Per-client rate limit of the OAI-PMH endpoint (SPEC §5.5): a token bucket per client.
 
 Each client may make ``burst`` requests at once and ``rate`` per second
-sustained (GCRA, the token bucket's arithmetic form: one number per client,
-the time its bucket will be full again). The number lives in Django's cache,
-so with a shared cache (Redis, ``SVC_CACHE_URL``) every replica and worker
-counts against the same limit; with the default in-process cache each
-process counts alone. Read-modify-write runs under a short lock taken with
-the cache's atomic ``add`` (SET NX on Redis), so concurrent requests of one
-client are counted exactly. Over the limit the caller answers 503 with
-``Retry-After`` (harvesters retry a 503; many give up on a 429).
+sustained. The bucket is kept in GCRA form, the token bucket's arithmetic
+form: one number per client, the time its bucket will be full again. Over
+the limit the caller answers 503 with ``Retry-After`` (harvesters retry a 503;
+many give up on a 429).
+
+Where the number lives decides who shares the limit: in the process by
+default (each worker counts alone), or in Redis when ``SVC_CACHE_URL`` names
+one, so that every worker of every replica counts against the same bucket.
+Both update it in one atomic step (a lock in the process, a Lua script in
+Redis), so concurrent requests of one client never wait on each other.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from django.core.cache import BaseCache
+from typing import Protocol
 
 KEY_PREFIX = "svc:oai-rate:"
-_LOCK_TIMEOUT = 1  # seconds; a crashed holder blocks its client at most this long
-_LOCK_ATTEMPTS = 50
-_LOCK_WAIT = 0.002
+_EPSILON = 1e-9
+_MAX_LOCAL_CLIENTS = 100_000  # forget full buckets beyond this many clients
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,32 +34,91 @@ class Decision:
     retry_after: int = 0  # whole seconds until a request will be accepted again
 
 
+class BucketStore(Protocol):
+    def take(self, client: str, interval: float, tolerance: float) -> float:
+        """Count one request; 0 when allowed, else the seconds to wait."""
+
+
+def gcra_step(full_at: float | None, now: float, interval: float, tolerance: float) -> tuple[float | None, float]:
+    """(the new full-at time, 0) when one more request fits, else (None, seconds to wait)."""
+    next_full_at = max(full_at if full_at is not None else now, now) + interval
+    ahead = next_full_at - now
+    if ahead > tolerance + _EPSILON:
+        return None, ahead - tolerance
+    return next_full_at, 0.0
+
+
+class LocalStore:
+    """Buckets of this process."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._full_at: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def take(self, client: str, interval: float, tolerance: float) -> float:
+        with self._lock:
+            now = self.clock()
+            full_at, wait = gcra_step(self._full_at.get(client), now, interval, tolerance)
+            if full_at is not None:
+                if len(self._full_at) >= _MAX_LOCAL_CLIENTS:
+                    self._forget_full_buckets(now)
+                self._full_at[client] = full_at
+            return wait
+
+    def _forget_full_buckets(self, now: float) -> None:
+        self._full_at = {client: full_at for client, full_at in self._full_at.items() if full_at > now}
+
+
+# gcra_step in Lua, run atomically by Redis on its own clock (one clock for all replicas).
+_REDIS_GCRA = """
+local time = redis.call('TIME')
+local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
+local interval, tolerance = tonumber(ARGV[1]), tonumber(ARGV[2])
+local full_at = tonumber(redis.call('GET', KEYS[1]) or now)
+if full_at < now then full_at = now end
+local ahead = full_at + interval - now
+if ahead > tolerance + 1e-9 then return tostring(ahead - tolerance) end
+redis.call('SET', KEYS[1], string.format('%.6f', full_at + interval), 'PX', math.ceil(ahead * 1000) + 1000)
+return '0'
+"""
+
+
+class RedisStore:
+    """Buckets shared by every process that uses the same Redis."""
+
+    def __init__(self, url: str) -> None:
+        import redis  # only deployments with a shared Redis need the client
+
+        self._script = redis.Redis.from_url(url, socket_timeout=1).register_script(_REDIS_GCRA)
+
+    def take(self, client: str, interval: float, tolerance: float) -> float:
+        key = KEY_PREFIX + hashlib.blake2b(client.encode(), digest_size=12).hexdigest()
+        return float(self._script(keys=[key], args=[repr(interval), repr(tolerance)]))
+
+
 class TokenBucket:
-    def __init__(self, cache: BaseCache, rate: float, burst: int, clock: Callable[[], float] = time.time) -> None:
-        self.cache = cache
+    def __init__(self, store: BucketStore, rate: float, burst: int) -> None:
+        self.store = store
         self.interval = 1.0 / rate  # seconds one request costs
         self.tolerance = burst * self.interval  # how far ahead of now a full burst may run
-        self.clock = clock
 
     def take(self, client: str) -> Decision:
         """Count one request of ``client``; say whether it may be served."""
-        key = KEY_PREFIX + hashlib.blake2b(client.encode(), digest_size=12).hexdigest()
-        lock = key + ":lock"
-        for _ in range(_LOCK_ATTEMPTS):
-            if self.cache.add(lock, 1, timeout=_LOCK_TIMEOUT):
-                break
-            time.sleep(_LOCK_WAIT)
-        else:
-            # The lock outlived its holder: rather serve than refuse on our own failure.
-            return Decision(True)
-        try:
-            now = self.clock()
-            full_at = self.cache.get(key)
-            next_full_at = max(full_at if isinstance(full_at, float | int) else now, now) + self.interval
-            ahead = next_full_at - now
-            if ahead > self.tolerance + 1e-9:
-                return Decision(False, max(1, math.ceil(ahead - self.tolerance)))
-            self.cache.set(key, next_full_at, timeout=math.ceil(ahead) + 1)
-            return Decision(True)
-        finally:
-            self.cache.delete(lock)
+        wait = self.store.take(client, self.interval, self.tolerance)
+        return Decision(True) if wait <= 0 else Decision(False, max(1, math.ceil(wait - _EPSILON)))
+
+
+_stores: dict[str | None, BucketStore] = {}
+_stores_lock = threading.Lock()
+
+
+def store_for(cache_url: str | None) -> BucketStore:
+    """One store per process and cache URL: in-process buckets, or Redis's."""
+    store = _stores.get(cache_url)
+    if store is None:
+        with _stores_lock:
+            store = _stores.get(cache_url) or _stores.setdefault(
+                cache_url, RedisStore(cache_url) if cache_url else LocalStore()
+            )
+    return store

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.views.decorators.csrf import csrf_exempt
 
 from catalog.store import get_catalog
 from oaipmh import protocol
-from oaipmh.ratelimit import TokenBucket
+from oaipmh.ratelimit import TokenBucket, store_for
 from svc_site import telemetry
 from svc_site.client import request_client
 
@@ -20,7 +19,9 @@ CONTENT_TYPE = "text/xml; charset=utf-8"
 def endpoint(request: HttpRequest) -> HttpResponse:
     config = settings.SVC
     client = request_client(request.META, config.trusted_proxy_hops)
-    decision = TokenBucket(cache, config.oai_rate_limit_per_second, config.oai_rate_limit_burst).take(client)
+    decision = TokenBucket(
+        store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
+    ).take(client)
     if not decision.allowed:
         return HttpResponse(
             f"Too many requests: retry in {decision.retry_after} s.\n",

@@ -81,12 +81,6 @@ STORAGES = {
 LOGGING_CONFIG = None
 build_logging(SVC)
 
-# One cache for state that replicas may share (OAI rate limits): in-process by
-# default, Redis when SVC_CACHE_URL names one.
-CACHES = {
-    "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": SVC.cache_url}
-        if SVC.cache_url
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-    )
-}
+# Nothing is cached through Django's cache framework; OAI rate limits keep
+# their own state (in process, or in Redis with SVC_CACHE_URL: oaipmh.ratelimit).
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

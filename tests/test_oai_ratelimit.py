@@ -10,11 +10,10 @@ import urllib.error
 import urllib.request
 
 import pytest
-from django.core.cache import cache
-from django.core.cache.backends.locmem import LocMemCache
 
 from catalog.loader import load_catalog
-from oaipmh.ratelimit import TokenBucket
+from oaipmh import ratelimit
+from oaipmh.ratelimit import LocalStore, TokenBucket
 from tests.conftest import CORPUS_DIR, free_port, start_server, stop_server
 from tests.oai_support import OAI_PATH, config, parse_valid
 
@@ -29,7 +28,7 @@ class Clock:
 
 def test_token_bucket_allows_a_burst_then_the_sustained_rate():
     clock = Clock()
-    bucket = TokenBucket(LocMemCache("bucket-test", {}), rate=2, burst=3, clock=clock)
+    bucket = TokenBucket(LocalStore(clock), rate=2, burst=3)
     assert [bucket.take("a").allowed for _ in range(3)] == [True, True, True]
     refused = bucket.take("a")
     assert not refused.allowed and refused.retry_after == 1
@@ -43,7 +42,7 @@ def test_token_bucket_allows_a_burst_then_the_sustained_rate():
 
 def test_retry_after_is_the_wait_in_whole_seconds():
     clock = Clock()
-    bucket = TokenBucket(LocMemCache("bucket-test-2", {}), rate=0.1, burst=1, clock=clock)
+    bucket = TokenBucket(LocalStore(clock), rate=0.1, burst=1)
     assert bucket.take("a").allowed
     assert bucket.take("a").retry_after == 10
     clock.now += 7.5
@@ -62,9 +61,9 @@ def throttled(settings, corpus):
     previous = store._current
     store.install(corpus)
     settings.SVC = config(oai_rate_limit_per_second=0.01, oai_rate_limit_burst=3)
-    cache.clear()
+    ratelimit._stores.clear()  # a fresh in-process bucket for every test
     yield settings
-    cache.clear()
+    ratelimit._stores.clear()
     store.install(previous)
 
 
@@ -149,3 +148,12 @@ def test_replicas_share_the_limit_through_redis(redis_url):
     finally:
         for replica in replicas:
             stop_server(replica)
+
+
+def test_concurrent_requests_of_one_client_are_counted_exactly():
+    from concurrent.futures import ThreadPoolExecutor
+
+    bucket = TokenBucket(LocalStore(Clock()), rate=1, burst=25)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        decisions = list(pool.map(lambda _: bucket.take("harvester").allowed, range(100)))
+    assert decisions.count(True) == 25
