@@ -9,10 +9,16 @@ from django.views.decorators.csrf import csrf_exempt
 from catalog.store import get_catalog
 from oaipmh import protocol
 from oaipmh.ratelimit import TokenBucket, store_for
+from oaipmh.repository import repository_for
 from svc_site import telemetry
 from svc_site.client import request_client
 
 CONTENT_TYPE = "text/xml; charset=utf-8"
+
+
+def warm_up() -> None:
+    """Build the OAI view of the catalogue before workers fork, so they share it and none pays for it."""
+    repository_for(get_catalog(), settings.SVC.oai_repository_identifier)
 
 
 @csrf_exempt

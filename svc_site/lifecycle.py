@@ -16,7 +16,8 @@ from typing import Any
 from django.conf import settings
 
 from catalog import store
-from catalog.views import warm_up
+from catalog import views as catalog_views
+from oaipmh import views as oai_views
 from svc_site import profiling, telemetry
 
 
@@ -41,6 +42,12 @@ def on_reload(_arbiter: Any) -> None:
     gc.unfreeze()
     if store.reload():
         warm_up()
+
+
+def warm_up() -> None:
+    """Build what requests would otherwise build in every worker: once, in the master, shared after fork."""
+    catalog_views.warm_up()
+    oai_views.warm_up()
 
 
 def hooks() -> dict[str, Any]:

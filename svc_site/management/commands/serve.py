@@ -8,7 +8,6 @@ from django.core.management.base import BaseCommand, CommandError
 from catalog import store
 from catalog.assets import ensure_built
 from catalog.loader import DataDirError
-from catalog.views import warm_up
 from svc_site import lifecycle, telemetry
 from svc_site.server import GunicornServer, gunicorn_options
 
@@ -30,7 +29,7 @@ class Command(BaseCommand):
 
         # A fresh clone has no built assets yet; an image has them built in.
         ensure_built()
-        warm_up()
+        lifecycle.warm_up()
 
         from svc_site.wsgi import application
 
