@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.conftest import CORPUS_DIR, PROJECT_ROOT, Server, start_server, stop_server
 
@@ -64,8 +64,8 @@ def test_tabs_switch_in_place_and_update_the_address(page: Page, server: Server)
     history_length = page.evaluate("history.length")
 
     page.get_by_role("tab", name="Contributors").click()
-    assert page.url == server.base_url + "/projects/0803?tab=contributors"
-    assert page.locator("#panel-contributors").is_visible()
+    expect(page).to_have_url(server.base_url + "/projects/0803?tab=contributors")
+    expect(page.locator("#panel-contributors")).to_be_visible()
     assert page.locator("#panel-overview").is_hidden()
     assert page.get_by_role("tab", name="Contributors").get_attribute("aria-selected") == "true"
     assert page.evaluate("window.notReloaded") is True
@@ -74,14 +74,14 @@ def test_tabs_switch_in_place_and_update_the_address(page: Page, server: Server)
     # Keyboard: arrows move between tabs and select them (WAI-ARIA tabs pattern).
     page.get_by_role("tab", name="Contributors").focus()
     page.keyboard.press("ArrowRight")
-    assert page.url.endswith("?tab=records")
-    assert page.evaluate("document.activeElement.id") == "tab-records"
-    assert page.locator("#panel-records").is_visible()
+    expect(page).to_have_url(re.compile(r"\?tab=records$"))
+    expect(page.locator("#tab-records")).to_be_focused()
+    expect(page.locator("#panel-records")).to_be_visible()
     page.keyboard.press("Home")
-    assert page.url == server.base_url + "/projects/0803?tab=overview" or page.url.endswith("/projects/0803")
-    assert page.locator("#panel-overview").is_visible()
+    expect(page).to_have_url(re.compile(r"/projects/0803(\?tab=overview)?$"))
+    expect(page.locator("#panel-overview")).to_be_visible()
     page.keyboard.press("ArrowLeft")
-    assert page.url.endswith("?tab=records")
+    expect(page).to_have_url(re.compile(r"\?tab=records$"))
     assert page.evaluate("window.notReloaded") is True
 
 
