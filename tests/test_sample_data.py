@@ -19,35 +19,11 @@ import pytest
 from catalog.loader import load_catalog
 from catalog.model import Catalog, is_placeholder, language_items, thaw
 from tests.conftest import PROJECT_ROOT, SAMPLE_DIR, run_svc
+from validation.checks import JOB_TITLE_ROLE_WORDS
 
 ARK_PREFIX = "https://ark.dasch.swiss/ark:/72163/1/"
 CHRONONTOLOGY_PERIOD = re.compile(r"^https?://chronontology\.dainst\.org/period/([A-Za-z0-9]+)$")
 XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-# SPEC §6: a person's job title must not be one of these project roles.
-JOB_TITLE_ROLE_WORDS = frozenset(
-    {
-        "project leader",
-        "project lead",
-        "projektleiter",
-        "projektleitung",
-        "project manager",
-        "project member",
-        "projektmitglied",
-        "projektmitarbeit",
-        "project staff",
-        "project coordinator",
-        "project coordination",
-        "project assistant",
-        "creator",
-        "data collector",
-        "principal investigator",
-        "principal investigator (pi)",
-        "pi",
-        "co-applicant",
-        "applicant",
-        "contributor",
-    }
-)
 
 
 @pytest.fixture(scope="module")
