@@ -124,7 +124,7 @@ PERIODS = (
     ("the Twentieth Century", "1901/2000"),
     ("1650\u20131720", "1650/1720"),
     ("1848\u20131914", "1848/1914"),
-    ("Antiquity", "-800/500"),
+    ("Antiquity", "-0800/0500"),
 )
 DISCIPLINES = (
     {"en": "10101 Philosophy"},
