@@ -58,10 +58,6 @@ def collection_path(collection_id: str) -> str:
     return f"/collections/{_segment(collection_id)}"
 
 
-def contributor_path(contributor_id: str, is_person: bool) -> str:
-    return person_path(contributor_id) if is_person else organization_path(contributor_id)
-
-
 # The JSON API (served by catalog.api_urls under /api/v2/).
 API_ROOT = "/api/v2"
 

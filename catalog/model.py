@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import json
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -376,10 +376,6 @@ class RecordTable:
             return None
         prefix = self.pids[0].rpartition("/")[0]
         return self.index_of_pid(f"{prefix}/{suffix}")
-
-    def iter_records(self, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
-        for index in range(start, len(self) if stop is None else min(stop, len(self))):
-            yield self.record(index)
 
 
 @dataclass(frozen=True)

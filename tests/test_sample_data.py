@@ -38,8 +38,8 @@ def projects(sample: Catalog) -> dict[str, dict[str, Any]]:
 
 def all_records(sample: Catalog) -> Iterator[tuple[str, dict[str, Any]]]:
     for key, table in sample.records.items():
-        for record in table.iter_records():
-            yield key, record
+        for index in range(len(table)):
+            yield key, table.record(index)
 
 
 def strings(value: Any) -> Iterator[str]:
