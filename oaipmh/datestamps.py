@@ -6,6 +6,7 @@ import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 
 GRANULARITY = "YYYY-MM-DDThh:mm:ssZ"
 # Items without any date of their own (rare bad data) carry the epoch.
@@ -32,7 +33,13 @@ def format_datestamp(stamp: int) -> str:
 
 
 def now_datestamp() -> str:
-    return format_datestamp(int(time.time()))
+    return _datestamp_of_second(int(time.time()))
+
+
+@lru_cache(maxsize=2)
+def _datestamp_of_second(stamp: int) -> str:
+    """Every response carries the time; within one second it is formatted once."""
+    return format_datestamp(stamp)
 
 
 @dataclass(frozen=True, slots=True)

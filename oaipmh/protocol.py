@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from catalog.memo import BytesLRU
+from catalog.memo import BytesLRU, memo_for
 from catalog.model import Catalog
 from oaipmh import tokens
 from oaipmh.datestamps import GRANULARITY, DateArgumentError, DateRange, format_datestamp, now_datestamp, parse_range
@@ -87,8 +87,10 @@ def respond(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: Co
     """The complete response body for one request."""
     key = tuple((name, tuple(values)) for name, values in arguments.items())
     if sum(len(name) + sum(map(len, values)) for name, values in key) <= MAX_KEY_LENGTH:
+        # The config by identity: hashing the whole frozen Config costs more than the lookup.
+        config_key = memo_for(catalog).settings_key(config)
         rest = _responses.get_or_render(
-            (catalog.data_version, config, key), lambda: _render(arguments, catalog, config)
+            (catalog.data_version, config_key, key), lambda: _render(arguments, catalog, config)
         )
     else:
         rest = _render(arguments, catalog, config)

@@ -40,6 +40,8 @@ class AccessLogMiddleware:
         match = getattr(request, "resolver_match", None)
         route = "/" + match.route if match is not None else None
         telemetry.observe_request(request.method or "", route, response.status_code, seconds)
+        if not access_logger.isEnabledFor(logging.INFO):
+            return response  # RUST_LOG=svc.access=warn: no line, so nothing to redact or format
 
         query = redact_query(request.META.get("QUERY_STRING", ""))
         client = anonymize(request_client(request.META, self.trusted_hops))
