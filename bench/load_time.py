@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from catalog.loader import load_catalog
+from catalog.domain.loader import load_catalog
 
 
 def current_rss_kib() -> int:

@@ -75,14 +75,15 @@ def measure_once(data_dir: str, shortcode: str, compile_templates: bool, warm_re
     from django.test import Client
     from django.urls import get_resolver
 
-    from catalog import store, views
-    from catalog.assets import ensure_built
-    from catalog.loader import load_catalog
+    from catalog import runtime
+    from catalog.domain.loader import load_catalog
+    from catalog.pages import views
+    from svc_site.assets import ensure_built
     from svc_site.server import freeze_heap
 
     ensure_built()
     add_baseline_route()
-    store.install(load_catalog(data_dir))
+    runtime.install(load_catalog(data_dir))
     if compile_templates:
         views.warm_up()
     else:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from oaipmh import oai_datacite, oai_dc
-from oaipmh.mapping import ItemMetadata
+from catalog.formats import datacite_xml, dublin_core_xml
+from catalog.formats.item_metadata import ItemMetadata
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,5 +19,5 @@ class MetadataFormat:
 
 FORMATS: dict[str, MetadataFormat] = {
     module.PREFIX: MetadataFormat(module.PREFIX, module.SCHEMA, module.NAMESPACE, module.render)
-    for module in (oai_dc, oai_datacite)
+    for module in (dublin_core_xml, datacite_xml)
 }

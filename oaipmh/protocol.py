@@ -14,15 +14,14 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from catalog.memo import BytesLRU, memo_for
-from catalog.model import Catalog
+from catalog.domain.memo import BytesLRU
+from catalog.domain.model import Catalog
+from catalog.formats.xmltext import esc, is_uri, to_uri
 from oaipmh import tokens
 from oaipmh.datestamps import GRANULARITY, DateArgumentError, DateRange, format_datestamp, now_datestamp, parse_range
 from oaipmh.formats import FORMATS, MetadataFormat
 from oaipmh.repository import Repository, repository_for
 from oaipmh.sets import SET_SPEC_RE
-from oaipmh.xmltext import esc, is_uri, to_uri
-from svc_site.config import Config
 
 OAI_NAMESPACE = "http://www.openarchives.org/OAI/2.0/"
 XML_HEAD = (
@@ -68,12 +67,23 @@ class ProtocolError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class OaiSettings:
+    """What the protocol needs of the configuration: passed in, so that this package never reads it."""
+
+    base_url: str
+    repository_name: str
+    admin_email: str
+    repository_identifier: str
+    page_size: int
+
+
+@dataclass(frozen=True, slots=True)
 class Request:
     verb: str
     arguments: dict[str, str]
     dates: DateRange
     repository: Repository
-    config: Config
+    config: OaiSettings
 
 
 # Harvesters repeat requests (a retried page, the same Identify every run): a
@@ -83,21 +93,19 @@ _responses = BytesLRU()
 MAX_KEY_LENGTH = 2048  # requests with longer arguments are not cached
 
 
-def respond(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: Config) -> bytes:
+def respond(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: OaiSettings) -> bytes:
     """The complete response body for one request."""
     key = tuple((name, tuple(values)) for name, values in arguments.items())
     if sum(len(name) + sum(map(len, values)) for name, values in key) <= MAX_KEY_LENGTH:
-        # The config by identity: hashing the whole frozen Config costs more than the lookup.
-        config_key = memo_for(catalog).settings_key(config)
         rest = _responses.get_or_render(
-            (catalog.data_version, config_key, key), lambda: _render(arguments, catalog, config)
+            (catalog.data_version, config, key), lambda: _render(arguments, catalog, config)
         )
     else:
         rest = _render(arguments, catalog, config)
     return b"".join((XML_HEAD, b"<responseDate>", now_datestamp().encode(), b"</responseDate>\n", rest))
 
 
-def _render(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: Config) -> bytes:
+def _render(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: OaiSettings) -> bytes:
     """Everything after ``responseDate``: the part that depends only on the data, the config and the request."""
     verbs = arguments.get("verb") or []
     if len(verbs) != 1 or verbs[0] not in VERBS:
@@ -113,7 +121,7 @@ def _render(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: Co
         checked, dates = check_arguments(verb, arguments)
     except ProtocolError as error:
         return _response(_request_element(config), _errors(error.errors))
-    request = Request(verb, checked, dates, repository_for(catalog, config.oai_repository_identifier), config)
+    request = Request(verb, checked, dates, repository_for(catalog, config.repository_identifier), config)
     try:
         content = HANDLERS[verb](request)
     except ProtocolError as error:
@@ -169,12 +177,12 @@ def check_arguments(verb: str, arguments: Mapping[str, Sequence[str]]) -> tuple[
 # --- envelope ------------------------------------------------------------------------------
 
 
-def _request_element(config: Config, verb: str | None = None, arguments: Mapping[str, str] | None = None) -> str:
+def _request_element(config: OaiSettings, verb: str | None = None, arguments: Mapping[str, str] | None = None) -> str:
     attributes = f' verb="{verb}"' if verb else ""
     for name in ECHO_ORDER:
         if arguments and name in arguments:
             attributes += f' {name}="{esc(arguments[name])}"'
-    return f"<request{attributes}>{esc(to_uri(config.oai_base_url))}</request>\n"
+    return f"<request{attributes}>{esc(to_uri(config.base_url))}</request>\n"
 
 
 def _errors(errors: Sequence[OaiError]) -> str:
@@ -192,10 +200,10 @@ def identify(request: Request) -> str:
     config, repository = request.config, request.repository
     return (
         "<Identify>"
-        f"<repositoryName>{esc(config.oai_repository_name)}</repositoryName>"
-        f"<baseURL>{esc(to_uri(config.oai_base_url))}</baseURL>"
+        f"<repositoryName>{esc(config.repository_name)}</repositoryName>"
+        f"<baseURL>{esc(to_uri(config.base_url))}</baseURL>"
         "<protocolVersion>2.0</protocolVersion>"
-        f"<adminEmail>{esc(config.oai_admin_email)}</adminEmail>"
+        f"<adminEmail>{esc(config.admin_email)}</adminEmail>"
         f"<earliestDatestamp>{format_datestamp(repository.earliest_stamp)}</earliestDatestamp>"
         "<deletedRecord>no</deletedRecord>"
         f"<granularity>{GRANULARITY}</granularity>"
@@ -203,7 +211,7 @@ def identify(request: Request) -> str:
         f'<oai-identifier xmlns="{OAI_IDENTIFIER_NAMESPACE}" xsi:schemaLocation="{OAI_IDENTIFIER_NAMESPACE}'
         ' http://www.openarchives.org/OAI/2.0/oai-identifier.xsd">'
         "<scheme>oai</scheme>"
-        f"<repositoryIdentifier>{esc(config.oai_repository_identifier)}</repositoryIdentifier>"
+        f"<repositoryIdentifier>{esc(config.repository_identifier)}</repositoryIdentifier>"
         "<delimiter>:</delimiter>"
         f"<sampleIdentifier>{esc(repository.sample_identifier)}</sampleIdentifier>"
         "</oai-identifier></description>"
@@ -303,7 +311,7 @@ def _list(request: Request, render: Callable[[Repository, tuple[int, int], Metad
     state, metadata_format = _list_state(request)
     selection = repository.selection(repository.find_set(state.set_spec))
     dates = DateRange(state.low, state.high)
-    items = repository.scan(selection, dates, (state.project, state.record), request.config.oai_page_size)
+    items = repository.scan(selection, dates, (state.project, state.record), request.config.page_size)
     if not items:
         raise ProtocolError(OaiError("badResumptionToken", "the resumptionToken points past the end of the list"))
     delivered = state.cursor + len(items)

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import quote, unquote
 
-from catalog.memo import memo_for
-from catalog.model import NO_DATESTAMP, Catalog, Project, RecordTable, is_placeholder
-from oaipmh import mapping
+from catalog.domain.memo import memo_for
+from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable, is_placeholder
+from catalog.formats import item_metadata
+from catalog.formats.xmltext import esc, to_uri
 from oaipmh.datestamps import FALLBACK_DATESTAMP, DateRange, format_datestamp
 from oaipmh.formats import MetadataFormat
 from oaipmh.sets import OaiSet, Selection, SetIndex, build_sets
-from oaipmh.xmltext import esc, to_uri
 
 DEFAULT_ARK_PREFIX = "ark:/72163/1"
 # Marks a record whose pid does not share its project's pid prefix; its
@@ -100,7 +100,7 @@ class ProjectEntry:
     record_header_open: str  # "<header><identifier>oai:…/" up to the record's own part
     record_header_close: str  # set memberships and "</header>"
     pid_prefix: str  # the pid prefix its records share, with the trailing "/"
-    pid_related: mapping.Related | None  # a record's IsPartOf relation to the project
+    pid_related: item_metadata.Related | None  # a record's IsPartOf relation to the project
     fallback_year: str
 
 
@@ -143,7 +143,7 @@ class Repository:
             record_header_open=f"<header><identifier>{esc(identifier)}/",
             record_header_close=f"{_set_specs(self.sets.record_specs[index])}</header>",
             pid_prefix=_shared_pid_prefix(table),
-            pid_related=mapping.pid_related(project.pid, "IsPartOf"),
+            pid_related=item_metadata.pid_related(project.pid, "IsPartOf"),
             fallback_year=datestamp[:4],
         )
 
@@ -296,12 +296,12 @@ class Repository:
             key = (metadata_format.prefix, project)
             rendered = self._project_metadata.get(key)
             if rendered is None:
-                item = mapping.project_metadata(self.catalog, entry.project, entry.local_id, entry.fallback_year)
+                item = item_metadata.project_metadata(self.catalog, entry.project, entry.local_id, entry.fallback_year)
                 rendered = self._project_metadata[key] = metadata_format.render(item)
             return rendered
         table = self.tables[project]
         assert table is not None
-        item = mapping.record_metadata(table.record(record), entry.pid_related, entry.fallback_year)
+        item = item_metadata.record_metadata(table.record(record), entry.pid_related, entry.fallback_year)
         return metadata_format.render(item)
 
     def record(self, position: Position, metadata_format: MetadataFormat) -> str:

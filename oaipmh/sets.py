@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from catalog.model import Catalog
+from catalog.domain.model import Catalog
 
 logger = logging.getLogger("oaipmh")
 

@@ -6,14 +6,26 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.views.decorators.csrf import csrf_exempt
 
-from catalog.store import get_catalog
+from catalog import runtime
+from catalog.runtime import get_catalog
+from catalog.web.client import request_client
 from oaipmh import protocol
 from oaipmh.ratelimit import TokenBucket, store_for
 from oaipmh.repository import repository_for
-from svc_site import telemetry
-from svc_site.client import request_client
 
 CONTENT_TYPE = "text/xml; charset=utf-8"
+
+
+def oai_settings() -> protocol.OaiSettings:
+    """The protocol's settings, read once from the configuration."""
+    config = settings.SVC
+    return protocol.OaiSettings(
+        base_url=config.oai_base_url,
+        repository_name=config.oai_repository_name,
+        admin_email=config.oai_admin_email,
+        repository_identifier=config.oai_repository_identifier,
+        page_size=config.oai_page_size,
+    )
 
 
 def warm_up() -> None:
@@ -39,6 +51,6 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         return HttpResponseNotAllowed(["GET", "HEAD", "POST"])
     arguments = request.POST if request.method == "POST" else request.GET
     verb = arguments.get("verb", "")
-    with telemetry.span("oaipmh.render", **{"oai.verb": verb[:40]}):
-        body = protocol.respond({name: arguments.getlist(name) for name in arguments}, get_catalog(), config)
+    with runtime.span("oaipmh.render", **{"oai.verb": verb[:40]}):
+        body = protocol.respond({name: arguments.getlist(name) for name in arguments}, get_catalog(), oai_settings())
     return HttpResponse(body, content_type=CONTENT_TYPE)

@@ -15,8 +15,8 @@ from typing import Any
 
 from django.conf import settings
 
-from catalog import store
-from catalog import views as catalog_views
+from catalog import runtime
+from catalog.pages import views as catalog_views
 from oaipmh import views as oai_views
 from svc_site import profiling, telemetry
 
@@ -40,7 +40,7 @@ def on_reload(_arbiter: Any) -> None:
     the old catalogue, and ``pre_fork`` freezes the new one again.
     """
     gc.unfreeze()
-    if store.reload():
+    if runtime.reload():
         warm_up()
 
 

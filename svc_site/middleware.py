@@ -9,9 +9,9 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from catalog import store
+from catalog import runtime
+from catalog.web.client import request_client
 from svc_site import telemetry
-from svc_site.client import request_client
 from svc_site.privacy import anonymize, redact_query
 
 access_logger = logging.getLogger("svc.access")
@@ -73,7 +73,7 @@ class DataVersionMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        catalog = store.current()
+        catalog = runtime.current()
         if catalog is not None:
             response.headers.setdefault(DATA_VERSION_HEADER, catalog.data_version)
         return response

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from catalog import analytics
+from svc_site import analytics
 from svc_site.config import Config
 
 

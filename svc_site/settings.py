@@ -24,6 +24,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "svc_site",
     "catalog",
+    "catalog.pages",
+    "catalog.api",
     "oaipmh",
     "healthz",
     "validation",
@@ -50,7 +52,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
-                "catalog.context_processors.site",
+                "svc_site.context_processors.site",
             ]
         },
     }
@@ -64,18 +66,18 @@ USE_I18N = False
 
 STATIC_URL = "/static/"
 STATIC_ROOT = SVC.site_root
-# The CSS/JS package is published under the FRAMEWORK_* names by catalog.assets;
+# The CSS/JS package is published under the FRAMEWORK_* names by svc_site.assets;
 # anything in static/public/ is published as it is.
 STATICFILES_DIRS = [BASE_DIR / "static" / "public"]
 STATICFILES_FINDERS = [
-    "catalog.assets.PackageFinder",
+    "svc_site.assets.PackageFinder",
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
 ]
 # Fingerprinted names (svc.3f2a….css) are served by WhiteNoise as immutable, cached for a year.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "catalog.assets.SiteStaticStorage"},
+    "staticfiles": {"BACKEND": "svc_site.assets.SiteStaticStorage"},
 }
 
 LOGGING_CONFIG = None

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from wsgiref.util import request_uri
 
-from svc_site.client import request_client
+from catalog import runtime
+from catalog.web.client import request_client
 from svc_site.config import Config, parse_resource_attributes
 from svc_site.privacy import anonymize, redact_query
 
@@ -271,9 +272,7 @@ def _replay(recorded: RecordedSpan) -> None:
 def _observe_catalog(_options: Any) -> Iterator[Any]:
     from opentelemetry.metrics import Observation
 
-    from catalog import store
-
-    catalog = store.current()
+    catalog = runtime.current()
     for kind, count in catalog.counts().items() if catalog else ():
         yield Observation(count, {"svc.catalog.kind": kind})
 

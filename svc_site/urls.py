@@ -1,10 +1,9 @@
 from django.urls import include, path
 
 urlpatterns = [
-    path("api/v2/", include("catalog.api_urls")),
+    path("api/v2/", include("catalog.api.urls")),
     path("", include("oaipmh.urls")),
-    path("", include("catalog.site_urls")),
-    path("", include("catalog.urls")),
+    path("", include("catalog.pages.urls")),
 ]
 
-handler404 = "catalog.views.page_not_found"
+handler404 = "catalog.pages.views.page_not_found"

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from catalog.loader import load_catalog
-from catalog.model import Catalog
+from catalog.domain.loader import load_catalog
+from catalog.domain.model import Catalog
 from tests.conftest import CORPUS_DIR
 
 

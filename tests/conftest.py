@@ -120,7 +120,7 @@ def static_assets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The CSS/JS package built into a temporary static root (pages need its manifest)."""
     from django.test.utils import override_settings
 
-    from catalog.assets import ensure_built
+    from svc_site.assets import ensure_built
 
     root = tmp_path_factory.mktemp("site")
     with override_settings(STATIC_ROOT=str(root)):
@@ -137,16 +137,16 @@ def install_catalog() -> Iterator:
 
     Catalogues are immutable, so each data directory is loaded once per session.
     """
-    from catalog import store
-    from catalog.loader import load_catalog
+    from catalog import runtime
+    from catalog.domain.loader import load_catalog
 
-    previous = store._current
+    previous = runtime._current
 
     def install(data_dir: Path):
         if data_dir not in _loaded_catalogs:
             _loaded_catalogs[data_dir] = load_catalog(data_dir)
-        store.install(_loaded_catalogs[data_dir])
+        runtime.install(_loaded_catalogs[data_dir])
         return _loaded_catalogs[data_dir]
 
     yield install
-    store.install(previous)
+    runtime.install(previous)

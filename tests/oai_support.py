@@ -11,9 +11,9 @@ from typing import Any
 from django.conf import settings
 from lxml import etree
 
-from catalog import store
-from catalog.loader import load_catalog
-from catalog.model import Catalog
+from catalog import runtime
+from catalog.domain.loader import load_catalog
+from catalog.domain.model import Catalog
 from tests.conftest import PROJECT_ROOT
 
 SCHEMAS = PROJECT_ROOT.parent / "shared" / "schemas"
@@ -84,15 +84,15 @@ def harvest(client, verb: str = "ListIdentifiers", **arguments: Any) -> tuple[li
 def serving(settings):
     """Fixture body (``serve = pytest.fixture(serving)``): serve a given catalogue to the
     Django test client, with rate limits out of the way."""
-    previous = store._current
+    previous = runtime._current
     settings.SVC = dataclasses.replace(settings.SVC, **HIGH_LIMITS)
 
     def install(catalog: Catalog) -> Catalog:
-        store.install(catalog)
+        runtime.install(catalog)
         return catalog
 
     yield install
-    store.install(previous)
+    runtime.install(previous)
 
 
 def config(**changes: Any):

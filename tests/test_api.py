@@ -8,8 +8,8 @@ from urllib.parse import quote
 import pytest
 from django.test import Client
 
-from catalog.loader import load_catalog
-from catalog.store import install
+from catalog.domain.loader import load_catalog
+from catalog.runtime import install
 from tests.api_data_sets import SMALL_RECORDS, corpus_catalog, stored_objects, write_small_data_set
 from tests.conftest import CORPUS_DIR
 

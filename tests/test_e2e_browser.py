@@ -137,15 +137,15 @@ def test_copy_buttons_copy_and_say_so(browser: Browser, server: Server):
     page = context.new_page()
     page.goto(server.base_url + "/projects/0803")
     page.get_by_role("button", name="Copy permalink").click()
-    status = page.locator("[data-copy='permalink'] + .copy-status")
-    assert status.inner_text() == "Copied to the clipboard."
-    assert page.locator("[data-copy='permalink']").inner_text() == "Copied"
+    # The status is written when the clipboard promise resolves: wait for it, then read the clipboard.
+    expect(page.locator("[data-copy='permalink'] + .copy-status")).to_have_text("Copied to the clipboard.")
+    expect(page.locator("[data-copy='permalink']")).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == "https://ark.dasch.swiss/ark:/72163/1/0803"
 
     page.get_by_role("button", name="Copy citation").click()
+    expect(page.locator("[data-copy='citation'] + .copy-status")).to_have_text("Copied to the clipboard.")
     citation = page.locator("#citation").inner_text().strip()
     assert page.evaluate("navigator.clipboard.readText()") == citation
-    assert page.locator("[data-copy='citation'] + .copy-status").inner_text() == "Copied to the clipboard."
     context.close()
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from lxml import html
 
-from catalog import links
+from catalog.formats import links
 from tests import datadir
 from tests.conftest import CORPUS_DIR
 
@@ -59,7 +59,7 @@ def test_dataset_properties_of_0803(client, install_catalog):
 
 
 def _persons(*ids: str):
-    from catalog.store import get_catalog
+    from catalog.runtime import get_catalog
 
     return [get_catalog().persons[i] for i in ids]
 

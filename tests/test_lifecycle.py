@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from catalog.loader import load_catalog
+from catalog.domain.loader import load_catalog
 from svc_site.middleware import DATA_VERSION_HEADER
 from tests.conftest import start_server, stop_server
 from tests.ops_support import write_data_set

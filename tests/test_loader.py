@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from catalog.loader import DataDirError, load_catalog
-from catalog.model import is_placeholder
+from catalog.domain.loader import DataDirError, load_catalog
+from catalog.domain.model import is_placeholder
 from tests.conftest import CORPUS_DIR
 
 

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from svc_site.client import client_address
+from catalog.web.client import client_address
 from svc_site.privacy import anonymize, redact_query
 
 

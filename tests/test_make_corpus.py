@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from catalog.loader import load_catalog
-from catalog.model import Catalog
+from catalog.domain.loader import load_catalog
+from catalog.domain.model import Catalog
 from tests.conftest import PROJECT_ROOT
 
 MAKE_CORPUS = PROJECT_ROOT / "bench" / "make_corpus.py"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.loader import load_catalog
-from catalog.roles import is_creator_role
-from oaipmh import vocabularies
+from catalog.domain.loader import load_catalog
+from catalog.domain.roles import is_creator_role
+from catalog.formats import vocabularies
 from tests.conftest import CORPUS_DIR
 from tests.oai_support import NS, load, oai, project, record, serving
 

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from catalog.loader import load_catalog
+from catalog.domain.loader import load_catalog
 from oaipmh import ratelimit
 from oaipmh.ratelimit import LocalStore, TokenBucket
 from tests.conftest import CORPUS_DIR, free_port, start_server, stop_server
@@ -56,15 +56,15 @@ def corpus():
 
 @pytest.fixture
 def throttled(settings, corpus):
-    from catalog import store
+    from catalog import runtime
 
-    previous = store._current
-    store.install(corpus)
+    previous = runtime._current
+    runtime.install(corpus)
     settings.SVC = config(oai_rate_limit_per_second=0.01, oai_rate_limit_burst=3)
     ratelimit._stores.clear()  # a fresh in-process bucket for every test
     yield settings
     ratelimit._stores.clear()
-    store.install(previous)
+    runtime.install(previous)
 
 
 def test_the_endpoint_answers_503_with_retry_after_over_the_limit(client, throttled):

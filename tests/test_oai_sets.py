@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from catalog.loader import load_catalog
+from catalog.domain.loader import load_catalog
 from tests.conftest import CORPUS_DIR
 from tests.oai_support import NS, errors, harvest, identifiers, load, oai, project, record, serving, token
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.loader import load_catalog
+from catalog.domain.loader import load_catalog
 from tests.conftest import SAMPLE_DIR
 from tests.oai_support import NS, errors, harvest, load, oai, project, record, serving
 

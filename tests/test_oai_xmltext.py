@@ -1,6 +1,6 @@
 """The one escaping function of the OAI responses, and the URI/language checks the schemas need."""
 
-from oaipmh.xmltext import esc, is_language_tag, is_uri, to_uri
+from catalog.formats.xmltext import esc, is_language_tag, is_uri, to_uri
 
 
 def test_esc_escapes_markup_and_drops_what_xml_cannot_carry():

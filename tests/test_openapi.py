@@ -25,9 +25,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from catalog.loader import load_catalog
-from catalog.openapi import openapi_document
-from catalog.store import install
+from catalog.api.openapi import openapi_document
+from catalog.domain.loader import load_catalog
+from catalog.runtime import install
 from svc_site.wsgi import application
 from tests.api_data_sets import corpus_catalog, write_small_data_set
 

@@ -95,7 +95,7 @@ def test_placeholder_values_shown_on_the_project_page(client, catalog):
 
 
 def test_the_red_style_is_in_the_stylesheet():
-    from catalog.assets import SOURCE_DIR
+    from svc_site.assets import SOURCE_DIR
 
     css = (SOURCE_DIR / "site.css").read_text()
     assert ".placeholder { color: var(--placeholder)" in css and "--placeholder: #b00020" in css

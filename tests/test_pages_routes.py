@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from lxml import html
 
-from catalog import links
+from catalog.formats import links
 from tests.conftest import CORPUS_DIR, SAMPLE_DIR
 
 DATA_SETS = [pytest.param(CORPUS_DIR, id="corpus")]

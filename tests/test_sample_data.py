@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from catalog.loader import load_catalog
-from catalog.model import Catalog, is_placeholder, language_items, thaw
+from catalog.domain.loader import load_catalog
+from catalog.domain.model import Catalog, is_placeholder, language_items, thaw
 from tests.conftest import PROJECT_ROOT, SAMPLE_DIR, run_svc
 from validation.checks import JOB_TITLE_ROLE_WORDS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lxml import html
 
-from catalog.search import normalise
+from catalog.domain.search import normalise
 from tests import datadir
 from tests.conftest import CORPUS_DIR
 

@@ -9,9 +9,9 @@ import pytest
 from django.test import Client
 from lxml import etree
 
-from catalog.loader import load_catalog
-from catalog.sitemap import MAX_URLS_PER_SITEMAP
-from catalog.store import install
+from catalog.domain.loader import load_catalog
+from catalog.formats.sitemap import MAX_URLS_PER_SITEMAP
+from catalog.runtime import install
 from tests.api_data_sets import corpus_catalog, stored_objects, write_large_data_set, write_small_data_set
 from tests.conftest import CORPUS_DIR, SAMPLE_DIR
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.test import Client, override_settings
 from lxml import html
 
-from catalog.assets import SOURCE_DIR, is_built
+from svc_site.assets import SOURCE_DIR, is_built
 from tests import datadir
 from tests.conftest import CORPUS_DIR
 
@@ -53,7 +53,7 @@ def test_names_follow_the_framework_variables(tmp_path):
     config = dataclasses.replace(settings.SVC, site_pkg_dir="assets/v2", output_name="catalogue")
     with override_settings(SVC=config, STATIC_ROOT=str(tmp_path)):
         assert not is_built(tmp_path, config)
-        from catalog.assets import ensure_built
+        from svc_site.assets import ensure_built
 
         ensure_built()
         assert is_built(tmp_path, config)

@@ -1,4 +1,4 @@
-"""catalog.temporal: temporal coverage entries resolved offline (SPEC §5.7)."""
+"""catalog.domain.temporal: temporal coverage entries resolved offline (SPEC §5.7)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from catalog.temporal import TemporalCoverage, resolve
+from catalog.domain.temporal import TemporalCoverage, resolve
 
 PERIODS: dict[str, Any] = {
     "closedSpan01": {"hasTimespan": [{"begin": {"at": "-945"}, "end": {"at": "-715"}}]},
@@ -65,7 +65,7 @@ def test_resolve(entry: dict[str, Any], expected: TemporalCoverage) -> None:
 
 
 def test_resolve_works_on_the_loaders_frozen_mappings() -> None:
-    from catalog.model import freeze
+    from catalog.domain.model import freeze
 
     entry = freeze(chronontology("closedSpan01"))
     assert resolve(entry, freeze(PERIODS), freeze(ENRICHMENT)).date == "-0945/-0715"

@@ -21,7 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from catalog.loader import (
+from catalog.domain.loader import (
     ENTITY_DIRS,
     OPTIONAL_FILES,
     RECORDS_SUFFIX,
@@ -30,8 +30,8 @@ from catalog.loader import (
     iter_json_array,
     json_files,
 )
-from catalog.model import is_placeholder
-from catalog.temporal import chronontology_period_id, resolve
+from catalog.domain.model import is_placeholder
+from catalog.domain.temporal import chronontology_period_id, resolve
 from validation.schema import PathPart, SchemaSet, schemas
 
 # A project role found as a person's job title (trimmed, lowercased, exact match)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog import store
-from catalog.assets import ensure_built
-from catalog.loader import DataDirError
+from catalog import runtime
+from catalog.domain.loader import DataDirError
 from svc_site import lifecycle, telemetry
+from svc_site.assets import ensure_built
 from svc_site.server import GunicornServer, gunicorn_options
 
 
@@ -23,7 +23,7 @@ class Command(BaseCommand):
         config = settings.SVC
         telemetry.start_master(config)
         try:
-            store.get_catalog()
+            runtime.get_catalog()
         except DataDirError as error:
             raise CommandError(str(error)) from None
 

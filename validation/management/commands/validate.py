@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from catalog.loader import DataDirError
+from catalog.domain.loader import DataDirError
 from validation.checks import validate_data_dir
 from validation.report import finding_line, summary, to_json
 

@@ -1,0 +1,149 @@
+"""JSON API views: thin wrappers over :mod:`catalog.api.payloads`.
+
+Every endpoint shares one policy (:func:`api_endpoint`): GET and HEAD only,
+errors as RFC 9457 problem documents, an ETag bound to the data version and
+the service version with conditional GET, and CORS open to every origin since
+the data is public and read-only.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from http import HTTPStatus
+from importlib import metadata
+from urllib.parse import urlencode
+
+from django.core.exceptions import SuspiciousOperation
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import get_conditional_response
+
+from catalog.api.openapi import JSON, PROBLEM_JSON, openapi_bytes
+from catalog.api.payloads import (
+    ApiError,
+    check_parameters,
+    find_member,
+    find_project,
+    find_record,
+    link_header,
+    page_request,
+    payloads_for,
+    records_page,
+)
+from catalog.runtime import get_catalog
+
+ALLOWED_METHODS = ("GET", "HEAD")
+CACHE_CONTROL = "public, max-age=300"
+
+View = Callable[..., HttpResponse]
+
+
+@functools.cache
+def _service_version() -> str:
+    try:
+        return metadata.version("svc")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def problem(status: int, detail: str) -> HttpResponse:
+    body = {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status, "detail": detail}
+    return HttpResponse(json.dumps(body, separators=(",", ":")), status=status, content_type=PROBLEM_JSON)
+
+
+def json_bytes(content: bytes) -> HttpResponse:
+    return HttpResponse(content, content_type=JSON)
+
+
+def api_endpoint(view: View) -> View:
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        if request.method not in ALLOWED_METHODS:
+            response = problem(405, f"method {request.method} is not allowed; the API is read-only (GET, HEAD)")
+            response["Allow"] = ", ".join(ALLOWED_METHODS)
+        else:
+            try:
+                response = view(request, *args, **kwargs)
+            except ApiError as error:
+                response = problem(error.status, error.detail)
+            except SuspiciousOperation as error:  # e.g. too many query parameters for Django to parse
+                response = problem(400, str(error) or "malformed request")
+            if response.status_code == 200:
+                # Strong: the bytes of a URL (host included) depend only on the data and the code.
+                etag = f'"{get_catalog().data_version}-{_service_version()}"'
+                response["ETag"] = etag
+                response["Cache-Control"] = CACHE_CONTROL
+                response = get_conditional_response(request, etag=etag, response=response)
+        response["Access-Control-Allow-Origin"] = "*"
+        response["Access-Control-Expose-Headers"] = "ETag, Link"
+        return response
+
+    return wrapper
+
+
+def _no_parameters(request: HttpRequest) -> None:
+    check_parameters(dict(request.GET.lists()), ())
+
+
+def entity_list(kind: str) -> View:
+    @api_endpoint
+    def view(request: HttpRequest) -> HttpResponse:
+        _no_parameters(request)
+        return json_bytes(payloads_for(get_catalog()).listing(kind))
+
+    view.__name__ = f"list_{kind}"
+    return view
+
+
+def entity_detail(kind: str) -> View:
+    @api_endpoint
+    def view(request: HttpRequest, key: str) -> HttpResponse:
+        _no_parameters(request)
+        return json_bytes(find_member(payloads_for(get_catalog()), kind, key))
+
+    view.__name__ = f"get_{kind}"
+    return view
+
+
+@api_endpoint
+def project_detail(request: HttpRequest, shortcode: str) -> HttpResponse:
+    _no_parameters(request)
+    catalog = get_catalog()
+    project = find_project(catalog, shortcode)
+    return json_bytes(find_member(payloads_for(catalog), "projects", project.key))
+
+
+@api_endpoint
+def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
+    catalog = get_catalog()
+    project = find_project(catalog, shortcode)
+    table = catalog.records_of(project)
+    page = page_request(dict(request.GET.lists()), len(table) if table is not None else 0)
+
+    def page_url(number: int) -> str:
+        query = urlencode({"page": number, "page_size": page.size})
+        return request.build_absolute_uri(f"{request.path}?{query}")
+
+    response = json_bytes(records_page(table, page, page_url))
+    response["Link"] = link_header(page, page_url)
+    return response
+
+
+@api_endpoint
+def project_record(request: HttpRequest, shortcode: str, record: str) -> HttpResponse:
+    _no_parameters(request)
+    catalog = get_catalog()
+    project = find_project(catalog, shortcode)
+    return json_bytes(find_record(catalog.records_of(project), project, record))
+
+
+@api_endpoint
+def openapi(request: HttpRequest) -> HttpResponse:
+    _no_parameters(request)
+    return json_bytes(openapi_bytes())
+
+
+@api_endpoint
+def unknown_endpoint(request: HttpRequest, rest: str) -> HttpResponse:
+    raise ApiError(404, f"no API endpoint at {request.path!r}; the endpoints are listed in /api/v2/openapi.json")

@@ -1,0 +1,295 @@
+"""Read a data directory into an immutable :class:`~catalog.domain.model.Catalog`.
+
+Framework-free on purpose: the validator, the benchmark and the tests use it
+without Django. A file that cannot be read or parsed is logged (file and
+reason) and skipped; the rest is served.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+from catalog.domain.model import (
+    Catalog,
+    Cluster,
+    Collection,
+    LoadProblem,
+    Organization,
+    Person,
+    Project,
+    RecordTable,
+    freeze,
+)
+
+logger = logging.getLogger("catalog.domain.loader")
+
+ENTITY_DIRS = ("projects", "persons", "organizations", "clusters", "collections", "records")
+RECORDS_SUFFIX = "-records.json"
+OPTIONAL_FILES = ("chronontology-periods.json", "temporal-coverage-enrichment.json")
+
+_decoder = json.JSONDecoder()
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+E = TypeVar("E", Project, Person, Organization, Cluster, Collection)
+
+
+class DataDirError(Exception):
+    """The data directory itself is missing or unreadable: nothing can be served."""
+
+
+def json_files(directory: Path) -> list[Path]:
+    """The ``*.json`` files of a type directory, in name order (never directory order)."""
+    if not directory.is_dir():
+        return []
+    return sorted(path for path in directory.iterdir() if path.suffix == ".json" and path.is_file())
+
+
+def iter_json_array(text: str) -> Iterator[Any]:
+    """Yield the items of a JSON array (or the single object) one at a time.
+
+    Parsing item by item keeps only one record's objects alive at a time, so a
+    million-record file loads without a gigabyte of short-lived dicts.
+    """
+    index = _skip_whitespace(text, 0)
+    if index < len(text) and text[index] != "[":
+        value, end = _decoder.raw_decode(text, index)
+        if _skip_whitespace(text, end) != len(text):
+            raise ValueError(f"extra data at character {end}")
+        yield value
+        return
+    if index >= len(text):
+        raise ValueError("empty file")
+    index = _skip_whitespace(text, index + 1)
+    if index < len(text) and text[index] == "]":
+        index += 1
+    else:
+        while True:
+            value, index = _decoder.raw_decode(text, index)
+            yield value
+            index = _skip_whitespace(text, index)
+            if index < len(text) and text[index] == ",":
+                index = _skip_whitespace(text, index + 1)
+                continue
+            if index < len(text) and text[index] == "]":
+                index += 1
+                break
+            raise ValueError(f"expected ',' or ']' at character {index}")
+    if _skip_whitespace(text, index) != len(text):
+        raise ValueError(f"extra data at character {index}")
+
+
+def _skip_whitespace(text: str, index: int) -> int:
+    return _WHITESPACE.match(text, index).end()
+
+
+class _Reader:
+    """Reads files, hashing every byte for the data version and noting problems."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.digest = hashlib.blake2b(digest_size=12)
+        self.problems: list[LoadProblem] = []
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.data_dir).as_posix()
+
+    def problem(self, path: Path, reason: str) -> None:
+        name = self.relative(path)
+        logger.error("skipped %s: %s", name, reason)
+        self.problems.append(LoadProblem(name, reason))
+
+    def read_text(self, path: Path) -> str | None:
+        try:
+            data = path.read_bytes()
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            self.problem(path, f"cannot read: {error}")
+            return None
+        # Three updates, not one concatenation: no copy of a gigabyte-sized file.
+        self.digest.update(self.relative(path).encode() + b"\0")
+        self.digest.update(data)
+        self.digest.update(b"\0")
+        return text
+
+    def objects(self, path: Path) -> Iterator[Mapping[str, Any]]:
+        """The JSON objects of one file; a malformed file yields nothing more."""
+        text = self.read_text(path)
+        if text is None:
+            return
+        try:
+            for position, value in enumerate(iter_json_array(text)):
+                if isinstance(value, dict):
+                    yield value
+                else:
+                    self.problem(path, f"item {position} is not a JSON object")
+        except ValueError as error:
+            self.problem(path, f"invalid JSON: {error}")
+
+    def entities(self, kind: str, build: Callable[[Mapping[str, Any]], E], key: str = "id") -> list[E]:
+        loaded: list[E] = []
+        for path in json_files(self.data_dir / kind):
+            for raw in self.objects(path):
+                if not isinstance(raw.get(key), str) or not raw[key].strip():
+                    self.problem(path, f"an object has no {key!r}")
+                    continue
+                loaded.append(build(freeze(raw)))
+        return loaded
+
+    def optional_mapping(self, name: str) -> Mapping[str, Any]:
+        path = self.data_dir / name
+        if not path.is_file():
+            return MappingProxyType({})
+        text = self.read_text(path)
+        try:
+            value = json.loads(text) if text is not None else {}
+        except ValueError as error:
+            self.problem(path, f"invalid JSON: {error}")
+            return MappingProxyType({})
+        if not isinstance(value, dict):
+            self.problem(path, "expected a JSON object")
+            return MappingProxyType({})
+        return freeze(value)
+
+    def record_tables(self, known_projects: Mapping[str, Project]) -> dict[str, RecordTable]:
+        tables: dict[str, RecordTable] = {}
+        for path in json_files(self.data_dir / "records"):
+            if not path.name.endswith(RECORDS_SUFFIX):
+                self.problem(path, f"record files are named <SHORTCODE>{RECORDS_SUFFIX}")
+                continue
+            key = path.name[: -len(RECORDS_SUFFIX)].lower()
+            if key not in known_projects:
+                self.problem(path, f"records of unknown project {key!r}")
+                continue
+            tables[key] = RecordTable.build(known_projects[key].shortcode, self.objects(path))
+        return tables
+
+
+def _unique(kind: str, entities: list[E], key: Callable[[E], str], reader: _Reader) -> dict[str, E]:
+    """Index by key; a duplicate is reported and the first one (in file order) wins."""
+    index: dict[str, E] = {}
+    for entity in entities:
+        name = key(entity)
+        if name in index:
+            reader.problems.append(LoadProblem(kind, f"duplicate {name!r}: the first one is served"))
+            logger.error("%s: duplicate %r: the first one is served", kind, name)
+            continue
+        index[name] = entity
+    return index
+
+
+def check_data_dir(root: Path) -> None:
+    """Raise :class:`DataDirError` unless ``root`` is a readable directory."""
+    if not root.is_dir():
+        raise DataDirError(f"data directory {str(root)!r} does not exist or is not a directory")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise DataDirError(f"data directory {str(root)!r} is not readable")
+
+
+def load_catalog(data_dir: str | os.PathLike[str]) -> Catalog:
+    """Load a whole data directory. Raises :class:`DataDirError` if it is unusable."""
+    root = Path(data_dir)
+    check_data_dir(root)
+
+    reader = _Reader(root)
+    project_by_key = _unique(
+        "projects", reader.entities("projects", Project.from_raw, "shortcode"), lambda p: p.key, reader
+    )
+    persons = _unique("persons", reader.entities("persons", Person.from_raw), lambda e: e.id, reader)
+    organizations = _unique(
+        "organizations", reader.entities("organizations", Organization.from_raw), lambda e: e.id, reader
+    )
+    clusters = _unique("clusters", reader.entities("clusters", Cluster.from_raw), lambda e: e.id, reader)
+    collections = _unique("collections", reader.entities("collections", Collection.from_raw), lambda e: e.id, reader)
+    records = reader.record_tables(project_by_key)
+    periods = reader.optional_mapping(OPTIONAL_FILES[0])
+    enrichment = reader.optional_mapping(OPTIONAL_FILES[1])
+
+    projects = tuple(sorted(project_by_key.values(), key=lambda p: (p.key, p.shortcode)))
+    catalog = Catalog(
+        data_dir=str(root),
+        data_version=reader.digest.hexdigest(),
+        projects=projects,
+        persons=MappingProxyType(dict(sorted(persons.items()))),
+        organizations=MappingProxyType(dict(sorted(organizations.items()))),
+        clusters=MappingProxyType(dict(sorted(clusters.items()))),
+        collections=MappingProxyType(dict(sorted(collections.items()))),
+        records=MappingProxyType(dict(sorted(records.items()))),
+        chronontology_periods=periods,
+        temporal_coverage_enrichment=enrichment,
+        problems=tuple(reader.problems),
+        project_by_key=MappingProxyType(project_by_key),
+        **_reverse_indexes(projects, persons, organizations, clusters, collections),
+    )
+    logger.info("loaded %s from %s", ", ".join(f"{n} {kind}" for kind, n in catalog.counts().items()), root)
+    return catalog
+
+
+def _frozen_groups(groups: Mapping[str, list]) -> Mapping[str, tuple]:
+    return MappingProxyType({key: tuple(items) for key, items in groups.items()})
+
+
+def _reverse_indexes(
+    projects: tuple[Project, ...],
+    persons: Mapping[str, Person],
+    organizations: Mapping[str, Organization],
+    clusters: Mapping[str, Cluster],
+    collections: Mapping[str, Collection],
+) -> dict[str, Mapping[str, tuple]]:
+    """person→projects, organization→projects/persons, project→clusters/collections."""
+    by_person: dict[str, list] = defaultdict(list)
+    by_organization: dict[str, list] = defaultdict(list)
+    for project in projects:
+        roles_by_contributor: dict[str, list[str]] = defaultdict(list)
+        for attribution in project.attributions:
+            roles_by_contributor[attribution.contributor_id].extend(attribution.roles)
+        for funder_id in project.funder_ids:
+            roles_by_contributor.setdefault(funder_id, []).append("Funder")
+        for contributor_id, roles in roles_by_contributor.items():
+            target = by_person if contributor_id in persons else by_organization
+            target[contributor_id].append((project, tuple(dict.fromkeys(roles))))
+
+    persons_by_organization: dict[str, list] = defaultdict(list)
+    for person in persons.values():
+        for organization_id in dict.fromkeys(person.affiliation_ids):
+            persons_by_organization[organization_id].append(person)
+
+    clusters_by_project: dict[str, list] = defaultdict(list)
+    for cluster in clusters.values():
+        for shortcode in dict.fromkeys(s.lower() for s in cluster.project_shortcodes):
+            clusters_by_project[shortcode].append(cluster)
+    for project in projects:
+        for cluster_id in project.cluster_ids:
+            cluster = clusters.get(cluster_id)
+            if cluster and cluster not in clusters_by_project[project.key]:
+                clusters_by_project[project.key].append(cluster)
+
+    collections_by_project: dict[str, list] = defaultdict(list)
+    parent_collections: dict[str, list] = defaultdict(list)
+    for collection in collections.values():
+        for shortcode in dict.fromkeys(s.lower() for s in collection.project_shortcodes):
+            collections_by_project[shortcode].append(collection)
+        for child_id in dict.fromkeys(collection.collection_ids):
+            parent_collections[child_id].append(collection)
+    for project in projects:
+        for collection_id in project.collection_ids:
+            collection = collections.get(collection_id)
+            if collection and collection not in collections_by_project[project.key]:
+                collections_by_project[project.key].append(collection)
+
+    return {
+        "projects_by_person": _frozen_groups(by_person),
+        "projects_by_organization": _frozen_groups(by_organization),
+        "persons_by_organization": _frozen_groups(persons_by_organization),
+        "clusters_by_project": _frozen_groups(clusters_by_project),
+        "collections_by_project": _frozen_groups(collections_by_project),
+        "parent_collections": _frozen_groups(parent_collections),
+    }

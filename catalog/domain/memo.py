@@ -1,0 +1,109 @@
+"""Values derived from the served catalogue, computed once and dropped with it.
+
+The catalogue never changes while it is served, so whatever is computed from
+it (view models, search index, API payloads, OAI indexes, rendered bodies)
+stays valid until a reload installs a new one. Everything here hangs off one
+:class:`CatalogMemo` per catalogue object; a reload starts a fresh, empty one.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import TypeVar
+
+from catalog.domain.model import Catalog
+
+T = TypeVar("T")
+
+PAGE_CACHE_BYTES = 16 * 1024 * 1024
+
+
+class BytesLRU:
+    """Rendered bodies by key, bounded by their total size; least recently used go first.
+
+    Bounded so that a crawler or harvester walking every URL cannot grow a
+    worker without limit; bodies larger than a quarter of the budget are not kept.
+    """
+
+    def __init__(self, max_bytes: int = PAGE_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get_or_render(self, key: Hashable, render: Callable[[], bytes]) -> bytes:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        rendered = render()
+        if len(rendered) <= self.max_bytes // 4:
+            with self._lock:
+                if key not in self._entries:
+                    self._entries[key] = rendered
+                    self._size += len(rendered)
+                    while self._size > self.max_bytes:
+                        _, evicted = self._entries.popitem(last=False)
+                        self._size -= len(evicted)
+        return rendered
+
+
+class CatalogMemo:
+    """Values derived from one catalogue, computed on first use, plus its rendered pages."""
+
+    def __init__(self, catalog: Catalog, page_cache_bytes: int = PAGE_CACHE_BYTES) -> None:
+        self.catalog = catalog
+        self._values: dict[Hashable, object] = {}
+        self._pages = BytesLRU(page_cache_bytes)
+        self._settings_seen: dict[int, object] = {}
+
+    def settings_key(self, settings_object: object) -> int:
+        """A cheap cache-key part for a settings object (hashing a Config costs tens of µs).
+
+        The memo keeps every settings object it has seen alive (production has
+        one; tests swap a few), so an id is never reused for another one.
+        """
+        key = id(settings_object)
+        if key not in self._settings_seen:
+            self._settings_seen[key] = settings_object
+        return key
+
+    def get(self, key: Hashable, build: Callable[[], T]) -> T:
+        try:
+            return self._values[key]  # type: ignore[return-value]
+        except KeyError:
+            value = build()  # two threads may both build; the values are equal
+            return self._values.setdefault(key, value)  # type: ignore[return-value]
+
+    def page(self, key: Hashable, render: Callable[[], bytes]) -> bytes:
+        return self._pages.get_or_render(key, render)
+
+
+_current: CatalogMemo | None = None
+_lock = threading.Lock()
+
+
+def memo_for(catalog: Catalog) -> CatalogMemo:
+    """The memo of ``catalog``; a new catalogue starts a new, empty one."""
+    global _current
+    memo = _current
+    if memo is not None and memo.catalog is catalog:
+        return memo
+    with _lock:
+        if _current is None or _current.catalog is not catalog:
+            _current = CatalogMemo(catalog)
+        return _current
+
+
+def per_catalog(build: Callable[[Catalog], T]) -> Callable[[Catalog], T]:
+    """Decorate ``build(catalog)`` so it runs once per served catalogue."""
+
+    @functools.wraps(build)
+    def get(catalog: Catalog) -> T:
+        return memo_for(catalog).get(build, lambda: build(catalog))
+
+    return get

@@ -1,0 +1,408 @@
+"""Project search for the listing: all-words matching, facets, sorting, pages.
+
+Pure functions over a :class:`SearchIndex`, which is built once per catalogue:
+each project's searchable text is normalised (case- and accent-folded) ahead
+of time, so a query costs one substring test per word and project.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from catalog.domain.model import (
+    ACCESS_RIGHTS,
+    PROJECT_STATUSES,
+    Catalog,
+    Frozen,
+    Project,
+    is_placeholder,
+    language_items,
+    pick_language,
+)
+from catalog.domain.values import language_name, stored_list, stored_strings
+
+PAGE_SIZE = 20
+MAX_QUERY_LENGTH = 500
+MAX_FILTER_VALUES = 50
+
+# Letters that NFKD does not decompose into a base letter plus accents.
+_FOLD = str.maketrans({"ø": "o", "Ø": "o", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ł": "l", "Ł": "l", "đ": "d"})
+_WORD = re.compile(r"\w+")
+
+
+def normalise(text: str) -> str:
+    """Case- and accent-insensitive form of a text: "Zürich" and "zurich" match."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(normalise(text))
+
+
+def _field_text(*texts: str) -> str:
+    """Normalised words joined by spaces, framed by spaces for word-start tests."""
+    return " " + " ".join(word for text in texts for word in words(text)) + " "
+
+
+class BadQuery(ValueError):
+    """A listing parameter that cannot be understood (answered with HTTP 400)."""
+
+
+class PageOutOfRange(LookupError):
+    """A page number past the last page (answered with HTTP 404)."""
+
+
+def parse_page(values: Sequence[str]) -> int:
+    """The ``page`` parameter's values as one positive page number (1 when absent or empty)."""
+    given = [value for value in values if value]
+    if not given:
+        return 1
+    if len(given) > 1:
+        raise BadQuery("give one page number")
+    raw = given[0].strip()
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 9 or int(raw) < 1:
+        raise BadQuery(f"the page must be a positive whole number, not {given[0]!r}")
+    return int(raw)
+
+
+SORTS = {
+    "relevance": "Relevance",
+    "name": "Name A–Z",  # noqa: RUF001 (typographic dash)
+    "name-desc": "Name Z–A",  # noqa: RUF001
+    "newest": "Newest first",
+    "oldest": "Oldest first",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Facet:
+    key: str  # the URL parameter
+    label: str
+    values_of: Callable[[Project], tuple[str, ...]]
+    value_label: Callable[[str], str] = str
+    fixed_order: tuple[str, ...] = ()
+
+
+def _texts(value: Frozen) -> tuple[str, ...]:
+    """Display texts of a list of language maps or reference objects."""
+    texts = []
+    for item in stored_list(value):
+        if isinstance(item, Mapping) and ("url" in item or "text" in item):
+            text = item.get("text") or item.get("url")
+        else:
+            text = pick_language(item)
+        if isinstance(text, str) and text.strip() and not is_placeholder(text):
+            texts.append(text.strip())
+    return tuple(dict.fromkeys(texts))
+
+
+def _all_language_texts(value: Frozen) -> list[str]:
+    texts = []
+    for item in stored_list(value):
+        if isinstance(item, Mapping) and ("url" in item or "text" in item):
+            if isinstance(item.get("text"), str):
+                texts.append(item["text"])
+        else:
+            texts.extend(text for _, text in language_items(item))
+    return [text for text in texts if not is_placeholder(text)]
+
+
+def _status(project: Project) -> tuple[str, ...]:
+    return (project.status,) if project.status and not is_placeholder(project.status) else ()
+
+
+def _access(project: Project) -> tuple[str, ...]:
+    value = project.get("accessRights")
+    right = value.get("accessRights") if isinstance(value, Mapping) else value
+    return (right,) if isinstance(right, str) and right and not is_placeholder(right) else ()
+
+
+def _clean(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v.strip() for v in values if v.strip() and not is_placeholder(v)))
+
+
+FACETS: tuple[Facet, ...] = (
+    Facet("status", "Status", _status, fixed_order=PROJECT_STATUSES),
+    Facet("access", "Access rights", _access, fixed_order=ACCESS_RIGHTS),
+    Facet("type", "Type of data", lambda p: _clean(stored_strings(p.get("typeOfData")))),
+    Facet("language", "Data language", lambda p: _clean(stored_strings(p.get("dataLanguage"))), language_name),
+    Facet("discipline", "Discipline", lambda p: _texts(p.get("disciplines"))),
+)
+FACET_KEYS = tuple(facet.key for facet in FACETS)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedProject:
+    project: Project
+    all_text: str
+    weighted_texts: tuple[tuple[str, int], ...]
+    facet_values: tuple[frozenset[str], ...]  # in FACETS order
+    sort_name: str
+    start: str  # ISO start date, "" when unknown
+
+
+def _index_project(catalog: Catalog, project: Project) -> IndexedProject:
+    contributor_names = []
+    for attribution in project.attributions:
+        contributor = catalog.contributor(attribution.contributor_id)
+        if contributor is not None:
+            contributor_names.append(contributor.display_name)
+    name_text = _field_text(
+        project.name,
+        project.shortcode,
+        *(text for text in stored_strings(project.get("officialName")) if not is_placeholder(text)),
+        *_all_language_texts(project.get("alternativeNames")),
+    )
+    keyword_text = _field_text(
+        *_all_language_texts(project.get("keywords")), *_all_language_texts(project.get("disciplines"))
+    )
+    short_text = _field_text(*(t for t in stored_strings(project.get("shortDescription")) if not is_placeholder(t)))
+    other_text = _field_text(
+        *(text for _, text in language_items(project.get("description"))),
+        *(text for _, text in language_items(project.get("abstract"))),
+        *_all_language_texts(project.get("temporalCoverage")),
+        *_all_language_texts(project.get("spatialCoverage")),
+        *contributor_names,
+    )
+    start = project.get("startDate")
+    return IndexedProject(
+        project=project,
+        all_text=name_text + keyword_text + short_text + other_text,
+        weighted_texts=((name_text, 8), (keyword_text, 4), (short_text, 2), (other_text, 1)),
+        facet_values=tuple(frozenset(facet.values_of(project)) for facet in FACETS),
+        sort_name=normalise(project.name),
+        start=start if isinstance(start, str) and not is_placeholder(start) else "",
+    )
+
+
+@dataclass(frozen=True)
+class SearchIndex:
+    entries: tuple[IndexedProject, ...]
+    # Sorted orders, computed once: by name and by start date.
+    by_name: tuple[int, ...] = field(repr=False)
+    by_start: tuple[int, ...] = field(repr=False)
+
+    @classmethod
+    def build(cls, catalog: Catalog) -> SearchIndex:
+        entries = tuple(_index_project(catalog, project) for project in catalog.projects)
+        positions = range(len(entries))
+        by_name = tuple(sorted(positions, key=lambda i: (entries[i].sort_name, entries[i].project.key)))
+        rank_by_name = {position: rank for rank, position in enumerate(by_name)}
+        dated = sorted((i for i in positions if entries[i].start), key=lambda i: (entries[i].start, rank_by_name[i]))
+        undated = [i for i in by_name if not entries[i].start]
+        return cls(entries, by_name, tuple(dated) + tuple(undated))
+
+
+@dataclass(frozen=True)
+class ListingQuery:
+    """Everything the listing's URL can say, validated and in canonical form."""
+
+    text: str = ""
+    filters: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (facet key, selected values) in FACETS order
+    sort: str = ""  # "" means the default: relevance with a query, else name
+    page: int = 1
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Sequence[str]]) -> ListingQuery:
+        """Parse query parameters (``{name: [values]}``); raises :class:`BadQuery`."""
+        text = " ".join(value.strip() for value in params.get("q", ()) if value.strip())
+        if len(text) > MAX_QUERY_LENGTH:
+            raise BadQuery(f"the search text is longer than {MAX_QUERY_LENGTH} characters")
+        sort_values = [value for value in params.get("sort", ()) if value]
+        if len(sort_values) > 1:
+            raise BadQuery("give one sort order")
+        sort = sort_values[0] if sort_values else ""
+        if sort and sort not in SORTS:
+            raise BadQuery(f"unknown sort order {sort!r}; use one of {', '.join(SORTS)}")
+        page = parse_page(params.get("page", ()))
+        filters = []
+        count = 0
+        for key in FACET_KEYS:
+            selected = tuple(dict.fromkeys(value.strip() for value in params.get(key, ()) if value.strip()))
+            count += len(selected)
+            if selected:
+                filters.append((key, tuple(sorted(selected))))
+        if count > MAX_FILTER_VALUES:
+            raise BadQuery(f"more than {MAX_FILTER_VALUES} filter values")
+        return cls(text, tuple(filters), sort, page)
+
+    @property
+    def effective_sort(self) -> str:
+        return self.sort or ("relevance" if self.text else "name")
+
+    def selected(self, key: str) -> tuple[str, ...]:
+        return dict(self.filters).get(key, ())
+
+    def params(self, **changes: object) -> list[tuple[str, str]]:
+        """The query as URL parameters, with some parts changed; page 1 and defaults left out."""
+        state = {"q": self.text, "sort": self.sort, "page": self.page, "filters": self.filters, **changes}
+        pairs: list[tuple[str, str]] = []
+        if state["q"]:
+            pairs.append(("q", str(state["q"])))
+        for key, values in state["filters"]:
+            pairs.extend((key, value) for value in values)
+        if state["sort"]:
+            pairs.append(("sort", str(state["sort"])))
+        if int(state["page"]) > 1:
+            pairs.append(("page", str(state["page"])))
+        return pairs
+
+    def url(self, path: str, **changes: object) -> str:
+        pairs = self.params(**changes)
+        return f"{path}?{urlencode(pairs)}" if pairs else path
+
+    def without_filter(self, key: str, value: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return tuple(
+            (k, tuple(v for v in values if not (k == key and v == value)))
+            for k, values in self.filters
+            if not (k == key and values == (value,))
+        )
+
+    @property
+    def is_default(self) -> bool:
+        return not self.text and not self.filters
+
+
+@dataclass(frozen=True, slots=True)
+class FacetValue:
+    value: str
+    label: str
+    count: int
+    selected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FacetResult:
+    key: str
+    label: str
+    values: tuple[FacetValue, ...]
+
+    @property
+    def selected_count(self) -> int:
+        return sum(1 for value in self.values if value.selected)
+
+
+@dataclass(frozen=True)
+class ListingResult:
+    query: ListingQuery
+    total: int
+    page: int
+    page_count: int
+    items: tuple[IndexedProject, ...]
+    facets: tuple[FacetResult, ...]
+
+    @property
+    def first_position(self) -> int:
+        return (self.page - 1) * PAGE_SIZE + 1 if self.total else 0
+
+    @property
+    def last_position(self) -> int:
+        return min(self.page * PAGE_SIZE, self.total)
+
+
+def _score(entry: IndexedProject, query_words: list[str]) -> int:
+    score = 0
+    for word in query_words:
+        for text, weight in entry.weighted_texts:
+            if word in text:
+                score += weight * (2 if " " + word in text else 1)
+    return score
+
+
+def _facet_counts(
+    entries: Sequence[IndexedProject], selections: list[frozenset[str]], facet_index: int
+) -> Counter[str]:
+    """Counts of one facet's values among the entries matching every *other* facet."""
+    counts: Counter[str] = Counter()
+    for entry in entries:
+        if all(
+            not selection or entry.facet_values[i] & selection
+            for i, selection in enumerate(selections)
+            if i != facet_index
+        ):
+            counts.update(entry.facet_values[facet_index])
+    return counts
+
+
+def _facet_values(facet: Facet, counts: Counter[str], selected: tuple[str, ...]) -> tuple[FacetValue, ...]:
+    values = set(counts) | set(selected)
+    if facet.fixed_order:
+        order = {value: position for position, value in enumerate(facet.fixed_order)}
+        ordered = sorted(values, key=lambda v: (order.get(v, len(order)), normalise(facet.value_label(v))))
+    else:
+        ordered = sorted(values, key=lambda v: (-counts[v], normalise(facet.value_label(v))))
+    return tuple(FacetValue(v, facet.value_label(v), counts[v], v in selected) for v in ordered)
+
+
+def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
+    """Run a listing query; raises :class:`PageOutOfRange` past the last page."""
+    query_words = words(query.text)
+    entries = index.entries
+    matched_positions = [
+        position for position, entry in enumerate(entries) if all(word in entry.all_text for word in query_words)
+    ]
+    matched = [entries[position] for position in matched_positions]
+    selections = [frozenset(query.selected(facet.key)) for facet in FACETS]
+    facets = tuple(
+        FacetResult(
+            facet.key,
+            facet.label,
+            _facet_values(facet, _facet_counts(matched, selections, i), query.selected(facet.key)),
+        )
+        for i, facet in enumerate(FACETS)
+    )
+    matched_set = {
+        position
+        for position in matched_positions
+        if all(not selection or entries[position].facet_values[i] & selection for i, selection in enumerate(selections))
+    }
+
+    sort = query.effective_sort
+    if sort == "relevance":
+        ranked = sorted(matched_set, key=lambda p: (-_score(entries[p], query_words), entries[p].sort_name))
+    elif sort in {"name", "name-desc"}:
+        ranked = [p for p in index.by_name if p in matched_set]
+        if sort == "name-desc":
+            ranked.reverse()
+    else:
+        dated = [p for p in index.by_start if p in matched_set and entries[p].start]
+        undated = [p for p in index.by_start if p in matched_set and not entries[p].start]
+        ranked = (dated[::-1] if sort == "newest" else dated) + undated
+
+    total = len(ranked)
+    page_count = max(1, -(-total // PAGE_SIZE))
+    if query.page > page_count:
+        raise PageOutOfRange(f"page {query.page} of {page_count}")
+    start = (query.page - 1) * PAGE_SIZE
+    items = tuple(entries[p] for p in ranked[start : start + PAGE_SIZE])
+    return ListingResult(query, total, query.page, page_count, items, facets)
+
+
+def page_numbers(page: int, page_count: int, around: int = 2) -> list[int | None]:
+    """Numbered pagination: first, last and a window around the current page; None is a gap."""
+    shown = {1, page_count, *range(max(1, page - around), min(page_count, page + around) + 1)}
+    numbers: list[int | None] = []
+    previous = 0
+    for number in sorted(shown):
+        if number - previous > 1:
+            numbers.append(None)
+        numbers.append(number)
+        previous = number
+    return numbers
+
+
+def pagination(page: int, page_count: int, url_for: Callable[[int], str]) -> dict[str, object]:
+    """Template context for ``_pagination.html``: numbered links, previous and next."""
+    return {
+        "pages": page_numbers(page, page_count),
+        "page_links": [(number, url_for(number) if number else None) for number in page_numbers(page, page_count)],
+        "current_page": page,
+        "previous_url": url_for(page - 1) if page > 1 else None,
+        "next_url": url_for(page + 1) if page < page_count else None,
+    }

@@ -1,0 +1,601 @@
+"""What a project or a record says, in DataCite's terms, independent of the XML format.
+
+Both formats (``oai_dc``, ``oai_datacite``) render one :class:`ItemMetadata`,
+so a mapping decision (SPEC §5.6) is taken once. Placeholders (``MISSING``,
+``CALCULATED``) never reach the output.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from catalog.domain.model import (
+    PLACEHOLDERS,
+    Catalog,
+    Frozen,
+    Organization,
+    Person,
+    Project,
+    language_items,
+    pick_language,
+)
+from catalog.domain.roles import is_creator_role
+from catalog.domain.temporal import TemporalCoverage, resolve
+from catalog.formats import vocabularies
+from catalog.formats.xmltext import is_language_tag, to_uri
+
+PUBLISHER = "DaSCH"
+PROJECT_RESOURCE_TYPE = ("Project", "Research Project")
+
+ORCID_SCHEME_URI = "https://orcid.org"
+GND_SCHEME_URI = "https://d-nb.info/gnd/"
+ROR_SCHEME_URI = "https://ror.org"
+UNESCO_SCHEMES = {
+    "unesco6": ("UNESCO Nomenclature for fields of science and technology", "http://skos.um.es/unesco6/"),
+    "unescothes": ("UNESCO Thesaurus", "http://skos.um.es/unescothes/"),
+}
+
+_DATE_RE = re.compile(
+    r"-?[0-9]{4}(?:-[0-9]{2}(?:-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2}))?)?)?"
+)
+_YEAR_RE = re.compile(r"[0-9]{4}")
+_DOI_RE = re.compile(r"(?:^|doi\.org/|^doi:)(10\.[0-9]{4,9}/\S+)$", re.IGNORECASE)
+_ORCID_RE = re.compile(r"([0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X])", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class NameIdentifier:
+    value: str
+    scheme: str
+    scheme_uri: str
+
+
+@dataclass(frozen=True, slots=True)
+class Affiliation:
+    name: str
+    ror: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    """A creator or contributor: a person, an organisation, or a bare name."""
+
+    name: str
+    name_type: str | None = None  # "Personal" | "Organizational" | None (unknown)
+    given_name: str = ""
+    family_name: str = ""
+    identifiers: tuple[NameIdentifier, ...] = ()
+    affiliations: tuple[Affiliation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    value: str
+    lang: str | None = None
+    kind: str | None = None  # titleType / descriptionType
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    value: str
+    lang: str | None = None
+    scheme: str | None = None
+    scheme_uri: str | None = None
+    value_uri: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Date:
+    value: str
+    kind: str
+    information: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    value: str
+    identifier_type: str
+    relation: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rights:
+    text: str
+    uri: str | None = None
+    spdx: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Funding:
+    funder: str
+    ror: str | None
+    award_number: str | None
+    award_uri: str | None
+    award_title: str | None
+
+
+@dataclass(slots=True)
+class ItemMetadata:
+    identifier: str
+    identifier_type: str
+    publisher: str
+    publication_year: str
+    resource_type: tuple[str, str]  # (resourceTypeGeneral, text)
+    titles: list[Text] = field(default_factory=list)
+    creators: list[Agent] = field(default_factory=list)
+    contributors: list[tuple[Agent, str]] = field(default_factory=list)
+    subjects: list[Subject] = field(default_factory=list)
+    descriptions: list[Text] = field(default_factory=list)
+    dates: list[Date] = field(default_factory=list)
+    main_date: str | None = None  # dc:date
+    languages: list[str] = field(default_factory=list)
+    alternate_identifiers: list[tuple[str, str]] = field(default_factory=list)
+    related: list[Related] = field(default_factory=list)
+    extra_identifiers: list[str] = field(default_factory=list)  # further dc:identifier (a record's file)
+    formats: list[str] = field(default_factory=list)
+    sizes: list[str] = field(default_factory=list)
+    rights: list[Rights] = field(default_factory=list)
+    access: vocabularies.AccessRight | None = None
+    coverage: list[TemporalCoverage] = field(default_factory=list)
+    places: list[str] = field(default_factory=list)
+    funding: list[Funding] = field(default_factory=list)
+
+
+# --- small readers of stored values -------------------------------------------
+
+
+def text_value(value: Any) -> str | None:
+    """A usable string: stripped, not empty, not a placeholder."""
+    if type(value) is str:
+        value = value.strip()
+        if value and value not in PLACEHOLDERS:
+            return value
+    return None
+
+
+def texts(value: Any, kind: str | None = None) -> list[Text]:
+    """Each language of a language map (or a plain string) as a :class:`Text`."""
+    if type(value) is dict:  # a parsed record's language map
+        items = value.items()
+    elif type(value) is str:
+        items = ((None, value),)
+    else:
+        items = language_items(value)
+    return [Text(text.strip(), lang if _language_tag(lang) else None, kind) for lang, text in items if text_value(text)]
+
+
+@lru_cache(maxsize=256)
+def _language_tag(lang: str | None) -> bool:
+    return is_language_tag(lang)
+
+
+def uri_value(value: Any) -> str | None:
+    text = text_value(value)
+    return to_uri(text) if text else None
+
+
+def date_value(value: Any) -> str | None:
+    text = text_value(value)
+    return text if text and _DATE_RE.fullmatch(text) else None
+
+
+def _reference_url(value: Frozen) -> str | None:
+    return uri_value(value.get("url")) if isinstance(value, Mapping) else None
+
+
+def _as_list(value: Frozen) -> tuple | list:
+    """A stored list (a tuple when frozen, a list in a parsed record); a single value as a list of one."""
+    if isinstance(value, tuple | list):
+        return value
+    return () if value is None else (value,)
+
+
+# --- agents ----------------------------------------------------------------------
+
+
+def _organization_ror(organization: Organization) -> str | None:
+    for reference in _as_list(organization.get("sameAs")):
+        url = _reference_url(reference)
+        if url and (reference.get("type") == "ROR" or "ror.org/" in url):
+            return url
+    return None
+
+
+def _person_identifiers(person: Person) -> tuple[NameIdentifier, ...]:
+    found: list[NameIdentifier] = []
+    for reference in _as_list(person.get("sameAs")):
+        url = _reference_url(reference)
+        if not url:
+            continue
+        kind = str(reference.get("type") or "").upper()
+        orcid = _ORCID_RE.search(url) if kind == "ORCID" or "orcid.org" in url else None
+        if orcid:
+            found.append(NameIdentifier(f"https://orcid.org/{orcid.group(1).upper()}", "ORCID", ORCID_SCHEME_URI))
+        elif kind == "GND" or "d-nb.info/gnd/" in url:
+            gnd = url.rstrip("/").rpartition("/")[2]
+            found.append(NameIdentifier(f"https://d-nb.info/gnd/{gnd}", "GND", GND_SCHEME_URI))
+    return tuple(dict.fromkeys(found))
+
+
+def person_agent(person: Person, catalog: Catalog) -> Agent:
+    affiliations = []
+    for organization_id in dict.fromkeys(person.affiliation_ids):
+        organization = catalog.organizations.get(organization_id)
+        if organization and text_value(organization.name):
+            affiliations.append(Affiliation(organization.name.strip(), _organization_ror(organization)))
+    given = " ".join(name.strip() for name in person.given_names if text_value(name))
+    family = " ".join(name.strip() for name in person.family_names if text_value(name))
+    return Agent(
+        name=person.sort_name,
+        name_type="Personal",
+        given_name=given,
+        family_name=family,
+        identifiers=_person_identifiers(person),
+        affiliations=tuple(affiliations),
+    )
+
+
+def organization_agent(organization: Organization) -> Agent:
+    ror = _organization_ror(organization)
+    identifiers = (NameIdentifier(ror, "ROR", ROR_SCHEME_URI),) if ror else ()
+    return Agent(name=organization.display_name.strip(), name_type="Organizational", identifiers=identifiers)
+
+
+def contributor_agent(contributor_id: str, catalog: Catalog) -> Agent | None:
+    contributor = catalog.contributor(contributor_id)
+    if isinstance(contributor, Person):
+        return person_agent(contributor, catalog)
+    if isinstance(contributor, Organization):
+        return organization_agent(contributor)
+    return None
+
+
+# --- rights ------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=256)
+def _licence_rights(identifier: str | None, uri: str | None) -> Rights | None:
+    licence = vocabularies.spdx_licence(uri or "", identifier or "")
+    if licence:
+        return Rights(licence.name, uri, licence.spdx)
+    if identifier or uri:
+        return Rights(identifier or uri or "", uri)
+    return None
+
+
+def _legal_info(value: Frozen) -> tuple[list[Rights], list[str]]:
+    """Licences and copyright holders of a legalInfo list (projects) or object (records)."""
+    rights: list[Rights] = []
+    holders: list[str] = []
+    for entry in _as_list(value):
+        if not isinstance(entry, Mapping):
+            continue
+        licence = entry.get("license")
+        if isinstance(licence, Mapping):
+            found = _licence_rights(text_value(licence.get("licenseIdentifier")), uri_value(licence.get("licenseURI")))
+            if found and found not in rights:
+                rights.append(found)
+        holder = text_value(entry.get("copyrightHolder"))
+        if holder and holder not in holders:
+            holders.append(holder)
+    return rights, holders
+
+
+def _authorship(value: Frozen) -> list[str]:
+    names: list[str] = []
+    for entry in _as_list(value):
+        if isinstance(entry, Mapping):
+            for name in _as_list(entry.get("authorship")):
+                name = text_value(name)
+                if name and name not in names:
+                    names.append(name)
+    return names
+
+
+def _access(value: Frozen) -> tuple[vocabularies.AccessRight | None, str | None]:
+    """Access right and embargo date of ``{"accessRights": …, "embargoDate": …}`` or a plain label."""
+    if isinstance(value, Mapping):
+        label, embargo = text_value(value.get("accessRights")), date_value(value.get("embargoDate"))
+    else:
+        label, embargo = text_value(value), None
+    return (vocabularies.access_right(label) if label else None), embargo
+
+
+# --- projects ------------------------------------------------------------------------
+
+
+def _year_of(*values: Any) -> str | None:
+    for value in values:
+        text = text_value(value) if not isinstance(value, int) else str(value)
+        if text and _YEAR_RE.fullmatch(text[:4]) and (len(text) == 4 or text[4] == "-"):
+            return text[:4]
+    return None
+
+
+def _range(start: str | None, end: str | None) -> str | None:
+    if start and end:
+        return start if start == end else f"{start}/{end}"
+    if start or end:
+        return f"{start or '..'}/{end or '..'}"
+    return None
+
+
+def _subjects(project: Project) -> list[Subject]:
+    subjects: list[Subject] = []
+    for keyword in _as_list(project.get("keywords")):
+        subjects.extend(Subject(text.value, text.lang) for text in texts(keyword))
+    for discipline in _as_list(project.get("disciplines")):
+        if isinstance(discipline, Mapping) and ("url" in discipline or "type" in discipline):
+            url = _reference_url(discipline)
+            label = text_value(discipline.get("text")) or url
+            if not label:
+                continue
+            scheme = next((known for key, known in UNESCO_SCHEMES.items() if url and f"/{key}/" in url), None)
+            subjects.append(Subject(label, None, *(scheme or (None, None)), url))
+        else:
+            subjects.extend(Subject(text.value, text.lang) for text in texts(discipline))
+    return list(dict.fromkeys(subjects))
+
+
+def _creators_and_contributors(catalog: Catalog, project: Project) -> tuple[list[Agent], list[tuple[Agent, str]]]:
+    """A person or organisation is a creator if any of its roles is a creator role, else a contributor."""
+    roles_by_contributor: dict[str, list[str]] = {}
+    for attribution in project.attributions:
+        roles_by_contributor.setdefault(attribution.contributor_id, []).extend(attribution.roles)
+    creators: list[Agent] = []
+    contributors: list[tuple[Agent, str]] = []
+    for contributor_id, roles in roles_by_contributor.items():
+        agent = contributor_agent(contributor_id, catalog)
+        if agent is None:
+            continue
+        if any(is_creator_role(role) for role in roles):
+            creators.append(agent)
+            continue
+        types = (
+            list(dict.fromkeys(t for role in roles for t in vocabularies.contributor_types(role)))
+            if roles
+            else ["Other"]
+        )
+        contributors.extend(
+            (agent, contributor_type) for contributor_type in [t for t in types if t != "Other"] or types
+        )
+    for contact_id in project.contact_point_ids:
+        agent = contributor_agent(contact_id, catalog)
+        if agent and (agent, "ContactPerson") not in contributors:
+            contributors.append((agent, "ContactPerson"))
+    return creators, contributors
+
+
+def _funding(catalog: Catalog, project: Project) -> list[Funding]:
+    found: list[Funding] = []
+    for grant in _as_list(project.get("funding")):
+        if not isinstance(grant, Mapping):
+            continue  # e.g. "No funding"
+        number = text_value(grant.get("number"))
+        number = str(grant["number"]) if number is None and isinstance(grant.get("number"), int) else number
+        for funder_id in _as_list(grant.get("funders")):
+            funder = catalog.contributor(funder_id) if isinstance(funder_id, str) else None
+            if funder is None:
+                continue
+            name = funder.sort_name if isinstance(funder, Person) else funder.display_name
+            ror = _organization_ror(funder) if isinstance(funder, Organization) else None
+            found.append(Funding(name, ror, number, uri_value(grant.get("url")), text_value(grant.get("name"))))
+    return found
+
+
+def _publications(project: Project) -> list[Related]:
+    related: list[Related] = []
+    for publication in _as_list(project.get("publications")):
+        pid = publication.get("pid") if isinstance(publication, Mapping) else None
+        url = _reference_url(pid) if isinstance(pid, Mapping) else uri_value(pid)
+        if not url:
+            continue
+        doi = _DOI_RE.search(url)
+        related.append(Related(doi.group(1), "DOI", "IsCitedBy") if doi else Related(url, "URL", "IsCitedBy"))
+    return related
+
+
+def pid_related(pid: Any, relation: str) -> Related | None:
+    url = uri_value(pid)
+    if not url:
+        return None
+    return Related(url, "ARK" if "ark:/" in url else "URL", relation)
+
+
+def project_metadata(catalog: Catalog, project: Project, fallback_identifier: str, fallback_year: str) -> ItemMetadata:
+    """``fallback_identifier`` stands in for a missing pid, ``fallback_year`` for a missing publication year."""
+    raw = project.raw
+    pid = uri_value(project.pid)
+    start, end = date_value(raw.get("startDate")), date_value(raw.get("endDate"))
+    access, embargo = _access(raw.get("accessRights"))
+    rights, holders = _legal_info(raw.get("legalInfo"))
+    creators, contributors = _creators_and_contributors(catalog, project)
+    contributors.extend((Agent(holder), "RightsHolder") for holder in holders)
+    publication_year = _year_of(raw.get("dataPublicationYear"), start, end)
+
+    item = ItemMetadata(
+        identifier=pid or fallback_identifier,
+        identifier_type="ARK" if "ark:/" in (pid or fallback_identifier) else "URL",
+        publisher=PUBLISHER,
+        publication_year=publication_year or fallback_year,
+        resource_type=PROJECT_RESOURCE_TYPE,
+        creators=creators or [Agent(PUBLISHER, "Organizational")],
+        contributors=contributors,
+        main_date=start,
+        access=access,
+        rights=rights,
+    )
+    name = text_value(project.name)
+    if name:
+        item.titles.append(Text(name))
+    official = text_value(raw.get("officialName"))
+    if official and official != name:
+        item.titles.append(Text(official, None, "AlternativeTitle"))
+    for alternative in _as_list(raw.get("alternativeNames")):
+        item.titles.extend(texts(alternative, "AlternativeTitle"))
+    item.subjects = _subjects(project)
+    item.descriptions = [
+        *texts(raw.get("shortDescription"), "Abstract"),
+        *texts(raw.get("abstract"), "Abstract"),
+        *texts(raw.get("description"), "Other"),
+    ]
+
+    collected = _range(start, end)
+    if collected:
+        item.dates.append(Date(collected, "Collected"))
+    for entry in _as_list(raw.get("temporalCoverage")):
+        coverage = resolve(entry, catalog.chronontology_periods, catalog.temporal_coverage_enrichment)
+        if coverage.name or coverage.date:
+            item.coverage.append(coverage)
+            item.dates.append(Date(coverage.date or "", "Coverage", coverage.name))
+    if _year_of(raw.get("dataPublicationYear")):
+        item.dates.append(Date(_year_of(raw.get("dataPublicationYear")) or "", "Issued"))
+    if embargo:
+        item.dates.append(Date(embargo, "Available"))
+
+    item.languages = [lang for lang in dict.fromkeys(_as_list(raw.get("dataLanguage"))) if is_language_tag(lang)]
+    item.alternate_identifiers = [(project.shortcode, "Shortcode")]
+    parents = [
+        pid_related(parent.get("pid"), "IsPartOf")
+        for parent in (
+            *catalog.clusters_by_project.get(project.key, ()),
+            *catalog.collections_by_project.get(project.key, ()),
+        )
+    ]
+    item.related = list(dict.fromkeys([*(p for p in parents if p), *_publications(project)]))
+    for place in _as_list(raw.get("spatialCoverage")):
+        label = text_value(place.get("text")) if isinstance(place, Mapping) and "url" in place else pick_language(place)
+        if text_value(label) and label not in item.places:
+            item.places.append(label.strip())
+    item.funding = _funding(catalog, project)
+    if not item.titles:
+        item.titles.append(Text(project.shortcode))
+    return item
+
+
+# --- records ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _RecordShared:
+    """The parts of a record that the records of a project usually share (legal info, access)."""
+
+    publisher: str
+    creators: tuple[Agent, ...]
+    contributors: tuple[tuple[Agent, str], ...]
+    rights: tuple[Rights, ...]
+    access: vocabularies.AccessRight | None
+    embargo: str | None
+
+
+_shared_by_value: dict[tuple, _RecordShared] = {}
+_MAX_SHARED = 4096
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((key, _hashable(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return tuple(_hashable(item) for item in value)
+    return value
+
+
+_last_shared: tuple[Any, Any, Any, _RecordShared] | None = None
+
+
+def _record_shared(publisher_value: Any, legal: Any, access_value: Any) -> _RecordShared:
+    """Derived once per distinct value: a million records mostly repeat a few.
+
+    Consecutive records usually repeat the previous record's values, which a
+    plain comparison finds without hashing nested values.
+    """
+    global _last_shared
+    last = _last_shared
+    if last is not None and last[0] == publisher_value and last[1] == legal and last[2] == access_value:
+        return last[3]
+    key = (_hashable(publisher_value), _hashable(legal), _hashable(access_value))
+    shared = _shared_by_value.get(key)
+    if shared is None:
+        publisher = text_value(publisher_value) or PUBLISHER
+        rights, holders = _legal_info(legal)
+        access, embargo = _access(access_value)
+        shared = _RecordShared(
+            publisher=publisher,
+            creators=tuple(Agent(name) for name in _authorship(legal)) or (Agent(publisher, "Organizational"),),
+            contributors=tuple((Agent(holder), "RightsHolder") for holder in holders),
+            rights=tuple(rights),
+            access=access,
+            embargo=embargo,
+        )
+        if len(_shared_by_value) >= _MAX_SHARED:
+            _shared_by_value.clear()
+        _shared_by_value[key] = shared
+    _last_shared = (publisher_value, legal, access_value, shared)
+    return shared
+
+
+def record_metadata(record: dict[str, Any], project_pid: Related | None, fallback_year: str) -> ItemMetadata:
+    """One record (its parsed JSON). ``project_pid`` is its IsPartOf relation to the project;
+    ``fallback_year`` stands in for missing dates."""
+    get = record.get
+    shared = _record_shared(get("publisher"), get("legalInfo"), get("accessRights"))
+    pid = uri_value(get("pid")) or uri_value(get("id")) or ""
+    created, published, modified = (
+        date_value(get("dateCreated")),
+        date_value(get("datePublished")),
+        date_value(get("dateModified")),
+    )
+    type_of_data = next(filter(None, map(text_value, _as_list(get("typeOfData")))), None)
+    item = ItemMetadata(
+        identifier=pid,
+        identifier_type="ARK" if "ark:/" in pid else "URL",
+        publisher=shared.publisher,
+        publication_year=_year_of(published, created, modified) or fallback_year,
+        resource_type=(vocabularies.resource_type_general(type_of_data), type_of_data)
+        if type_of_data
+        else ("Other", ""),
+        titles=texts(get("label")),
+        creators=list(shared.creators),
+        contributors=list(shared.contributors),
+        main_date=published or created or modified,
+        access=shared.access,
+        rights=list(shared.rights),
+    )
+    for keyword in _as_list(get("keywords")):
+        item.subjects.extend(Subject(text.value, text.lang) for text in texts(keyword))
+    if "description" in record:
+        item.descriptions = texts(get("description"), "Abstract")
+    for value, kind in (
+        (created, "Created"),
+        (published, "Available"),
+        (modified, "Updated"),
+        (shared.embargo, "Available"),
+    ):
+        if value and Date(value, kind) not in item.dates:
+            item.dates.append(Date(value, kind))
+    record_id = uri_value(get("id"))
+    if record_id and record_id != pid:
+        item.alternate_identifiers.append((record_id, "IRI"))
+    if project_pid:
+        item.related.append(project_pid)
+    file = get("file")
+    if isinstance(file, dict):
+        file_url = uri_value(file.get("url"))
+        if file_url:
+            item.related.append(Related(file_url, "URL", "HasPart"))
+            item.extra_identifiers.append(file_url)
+        mime_type = text_value(file.get("mimeType"))
+        if mime_type:
+            item.formats.append(mime_type)
+    size = get("size")
+    if isinstance(size, int | float) and not isinstance(size, bool):
+        item.sizes.append(str(size))
+    elif text_value(size):
+        item.sizes.append(size.strip())
+    if not item.titles:
+        item.titles.append(Text(item.identifier))
+    return item

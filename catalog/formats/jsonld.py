@@ -1,0 +1,308 @@
+"""schema.org JSON-LD for the entity pages (search engines, FAIR assessors).
+
+Projects are ``Dataset`` with the properties dataset search engines require
+(a 50-5000 character description among them); persons ``Person``,
+organizations ``Organization``, records ``CreativeWork``, clusters and
+collections ``Collection``. Placeholders never appear: metadata is for machines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from catalog.domain.model import Catalog, Cluster, Collection, Frozen, Organization, Person, Project, RecordTable
+from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
+from catalog.domain.values import (
+    Link,
+    Values,
+    access_right,
+    is_http_url,
+    project_urls,
+    shorten,
+    stored_list,
+    stored_strings,
+)
+from catalog.formats import links
+
+DESCRIPTION_MIN = 50
+DESCRIPTION_MAX = 5000
+FREE_ACCESS_RIGHTS = frozenset({"Full Open Access", "Open Access with Restrictions"})
+
+# Metadata never shows placeholders, whatever the page setting.
+_values = Values(show_placeholders=False)
+
+
+def to_script(document: Mapping[str, Any]) -> str:
+    """JSON for a ``<script type="application/ld+json">`` block: ``<``, ``>``, ``&`` escaped."""
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _text(value: Frozen) -> str:
+    shown = _values.text(value)
+    return str(shown) if shown else ""
+
+
+def _compact(document: dict[str, Any]) -> dict[str, Any]:
+    """Leave out empty properties."""
+    return {key: value for key, value in document.items() if value not in (None, "", [], {})}
+
+
+def _one_or_many(items: list[Any]) -> Any:
+    return items[0] if len(items) == 1 else items
+
+
+def dataset_description(project: Project) -> str:
+    """A description between 50 and 5000 characters, from the longest texts the project has."""
+    parts = []
+    for value in (project.get("description"), project.get("shortDescription"), project.get("abstract")):
+        text = _text(value)
+        if text and text not in parts:
+            parts.append(text)
+    description = " ".join(" ".join(parts).split())
+    if len(description) < DESCRIPTION_MIN:
+        name = project.name or project.shortcode
+        description = f"{description} Research data of the project {name} (shortcode {project.shortcode}).".strip()
+    return shorten(description, DESCRIPTION_MAX)
+
+
+def _person(person: Person, base_url: str) -> dict[str, Any]:
+    return _compact(
+        {
+            "@type": "Person",
+            "@id": base_url + links.person_path(person.id),
+            "name": person.display_name,
+            "givenName": " ".join(_text(n) for n in person.given_names if _text(n)),
+            "familyName": " ".join(_text(n) for n in person.family_names if _text(n)),
+            "sameAs": _same_as(person.get("sameAs")),
+        }
+    )
+
+
+def _organization(organization: Organization, base_url: str) -> dict[str, Any]:
+    return _compact(
+        {
+            "@type": "Organization",
+            "@id": base_url + links.organization_path(organization.id),
+            "name": organization.display_name,
+            "sameAs": _same_as(organization.get("sameAs")),
+        }
+    )
+
+
+def _agent(catalog: Catalog, contributor_id: str, base_url: str) -> dict[str, Any] | None:
+    if person := catalog.persons.get(contributor_id):
+        return _person(person, base_url)
+    if organization := catalog.organizations.get(contributor_id):
+        return _organization(organization, base_url)
+    return None
+
+
+def _same_as(references: Frozen) -> list[str]:
+    urls = []
+    for reference in stored_list(references):
+        url = reference.get("url") if isinstance(reference, Mapping) else reference
+        if is_http_url(url):
+            urls.append(url.strip())
+    return urls
+
+
+def _license_urls(legal_infos: Frozen) -> list[str]:
+    urls = []
+    for legal in stored_list(legal_infos):
+        license_ = legal.get("license") if isinstance(legal, Mapping) else None
+        if isinstance(license_, Mapping):
+            url = license_.get("licenseURI")
+            if is_http_url(url):
+                urls.append(url.strip())
+            elif text := _text(license_.get("licenseIdentifier")):
+                urls.append(text)
+    return list(dict.fromkeys(urls))
+
+
+def _places(references: Frozen) -> list[dict[str, Any]]:
+    places = []
+    for reference in stored_list(references):
+        if isinstance(reference, Mapping) and ("url" in reference or "text" in reference):
+            name = _text(reference.get("text"))
+            url = reference.get("url") if is_http_url(reference.get("url")) else None
+            if name or url:
+                places.append(_compact({"@type": "Place", "name": name, "sameAs": url}))
+        elif text := _text(reference):
+            places.append({"@type": "Place", "name": text})
+    return places
+
+
+def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[str, Any]:
+    page_url = base_url + links.project_path(project.shortcode)
+    creators = [
+        agent
+        for attribution in creator_attributions(project)
+        if (agent := _agent(catalog, attribution.contributor_id, base_url))
+    ]
+    if not creators:
+        creators = [{"@type": "Organization", "name": REPOSITORY_PUBLISHER}]
+    creator_ids = {attribution.contributor_id for attribution in creator_attributions(project)}
+    contributors = [
+        agent
+        for contributor_id in dict.fromkeys(a.contributor_id for a in project.attributions)
+        if contributor_id not in creator_ids and (agent := _agent(catalog, contributor_id, base_url))
+    ]
+    right, embargo = access_right(project)
+    right_text = _text(right)
+    embargo_text = _text(embargo)
+    conditions = right_text + (f" (embargo until {embargo_text})" if right_text and embargo_text else "")
+    identifiers: list[Any] = [project.pid] if is_http_url(project.pid) else []
+    identifiers.append({"@type": "PropertyValue", "propertyID": "shortcode", "value": project.shortcode})
+    data_link, website_link = project_urls(project, _values)
+    same_as = [link.href for link in (data_link, website_link) if isinstance(link, Link)]
+    temporal_texts = [
+        _text(item.get("text")) if isinstance(item, Mapping) and "text" in item else _text(item)
+        for item in stored_list(project.get("temporalCoverage"))
+    ]
+    funders = [agent for funder_id in project.funder_ids if (agent := _agent(catalog, funder_id, base_url))]
+    return _compact(
+        {
+            "@context": "https://schema.org",
+            "@type": "Dataset",
+            "@id": page_url,
+            "url": page_url,
+            "name": project.name or project.shortcode,
+            "alternateName": [t for t in (_text(v) for v in stored_list(project.get("alternativeNames"))) if t],
+            "description": dataset_description(project),
+            "identifier": _one_or_many(identifiers),
+            "sameAs": same_as,
+            "creator": creators,
+            "contributor": contributors,
+            "funder": funders,
+            "license": _one_or_many(_license_urls(project.get("legalInfo"))) or None,
+            "keywords": [t for t in (_text(v) for v in stored_list(project.get("keywords"))) if t],
+            "temporalCoverage": "; ".join(t for t in temporal_texts if t),
+            "spatialCoverage": _places(project.get("spatialCoverage")),
+            "inLanguage": [code for code in stored_strings(project.get("dataLanguage")) if _text(code)],
+            "isAccessibleForFree": (right_text in FREE_ACCESS_RIGHTS) if right_text else None,
+            "conditionsOfAccess": conditions,
+            "datePublished": _text(project.get("dataPublicationYear")) or None,
+            "creativeWorkStatus": _text(project.get("status")),
+            "citation": _text(project.get("howToCite")) or None,
+            "isPartOf": [
+                {"@type": "Collection", "@id": base_url + links.cluster_path(c.id), "name": c.name or c.id}
+                for c in catalog.clusters_by_project.get(project.key, ())
+            ],
+            "publisher": {"@type": "Organization", "name": REPOSITORY_PUBLISHER},
+            "mainEntityOfPage": page_url,
+        }
+    )
+
+
+def record_work(project: Project, table: RecordTable, index: int, base_url: str) -> dict[str, Any]:
+    record = table.record(index)
+    pid = table.pids[index]
+    page_url = base_url + links.record_path(project.shortcode, pid)
+    file = record.get("file")
+    media = None
+    if isinstance(file, Mapping) and is_http_url(file.get("url")):
+        media = _compact(
+            {"@type": "MediaObject", "contentUrl": file["url"], "encodingFormat": _text(file.get("mimeType"))}
+        )
+    return _compact(
+        {
+            "@context": "https://schema.org",
+            "@type": "CreativeWork",
+            "@id": page_url,
+            "url": page_url,
+            "name": _text(record.get("label")) or links.record_suffix(pid),
+            "identifier": pid if is_http_url(pid) else None,
+            "description": _text(record.get("description")),
+            "isPartOf": {
+                "@type": "Dataset",
+                "@id": base_url + links.project_path(project.shortcode),
+                "name": project.name or project.shortcode,
+            },
+            "license": _one_or_many(_license_urls(record.get("legalInfo"))) or None,
+            "publisher": _compact({"@type": "Organization", "name": _text(record.get("publisher"))})
+            if _text(record.get("publisher"))
+            else None,
+            "dateCreated": _text(record.get("dateCreated")),
+            "dateModified": _text(record.get("dateModified")),
+            "datePublished": _text(record.get("datePublished")),
+            "keywords": [t for t in (_text(v) for v in stored_list(record.get("keywords"))) if t],
+            "conditionsOfAccess": _text(record.get("accessRights")),
+            "associatedMedia": media,
+        }
+    )
+
+
+def person(catalog: Catalog, person_: Person, base_url: str) -> dict[str, Any]:
+    document = _person(person_, base_url)
+    document.update(
+        _compact(
+            {
+                "url": document["@id"],
+                "jobTitle": [t for t in (_text(v) for v in stored_list(person_.get("jobTitles"))) if t],
+                "affiliation": [
+                    _organization(org, base_url)
+                    for org_id in dict.fromkeys(person_.affiliation_ids)
+                    if (org := catalog.organizations.get(org_id))
+                ],
+            }
+        )
+    )
+    return {"@context": "https://schema.org", **document}
+
+
+def organization(catalog: Catalog, organization_: Organization, base_url: str) -> dict[str, Any]:
+    document = _organization(organization_, base_url)
+    address = organization_.get("address")
+    postal = None
+    if isinstance(address, Mapping):
+        postal = _compact(
+            {
+                "@type": "PostalAddress",
+                "streetAddress": _text(address.get("street")),
+                "postalCode": _text(address.get("postalCode")),
+                "addressLocality": _text(address.get("locality")),
+                "addressRegion": _text(address.get("canton")),
+                "addressCountry": _text(address.get("country")),
+            }
+        )
+    website = organization_.get("url")
+    document.update(
+        _compact(
+            {
+                "url": website.strip() if is_http_url(website) else document["@id"],
+                "alternateName": _text(organization_.get("alternativeName")),
+                "address": postal if postal and len(postal) > 1 else None,
+                "member": [
+                    {"@type": "Person", "@id": base_url + links.person_path(p.id), "name": p.display_name}
+                    for p in catalog.persons_by_organization.get(organization_.id, ())
+                ],
+            }
+        )
+    )
+    return {"@context": "https://schema.org", **document}
+
+
+def group(entity: Cluster | Collection, projects: list[Project], path: str, base_url: str) -> dict[str, Any]:
+    """A cluster or collection as a schema.org ``Collection`` of datasets."""
+    return _compact(
+        {
+            "@context": "https://schema.org",
+            "@type": "Collection",
+            "@id": base_url + path,
+            "url": base_url + path,
+            "name": entity.name or entity.id,
+            "description": _text(entity.get("description")),
+            "identifier": entity.get("pid") if is_http_url(entity.get("pid")) else None,
+            "hasPart": [
+                {
+                    "@type": "Dataset",
+                    "@id": base_url + links.project_path(p.shortcode),
+                    "name": p.name or p.shortcode,
+                }
+                for p in projects
+            ],
+        }
+    )

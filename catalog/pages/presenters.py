@@ -1,0 +1,694 @@
+"""View models: what each page shows, computed from the catalogue once.
+
+Everything here is plain data (strings, :class:`~catalog.domain.values.Link`,
+lists), built for one catalogue and one placeholder setting and then reused
+for every request, so that templates only lay values out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalog.domain.model import (
+    Catalog,
+    Cluster,
+    Collection,
+    Frozen,
+    Organization,
+    Person,
+    Project,
+    RecordTable,
+)
+from catalog.domain.values import (
+    Link,
+    Placeholder,
+    Shown,
+    Values,
+    access_right,
+    language_name,
+    project_urls,
+    shorten,
+    stored_list,
+    stored_strings,
+)
+from catalog.formats import links
+
+RECORDS_ON_PROJECT_PAGE = 20
+RECORDS_PAGE_SIZE = 50
+META_DESCRIPTION_LENGTH = 160
+CARD_KEYWORDS = 4
+
+TAB_LABELS = {
+    "overview": "Overview",
+    "publications": "Publications",
+    "contributors": "Contributors",
+    "records": "Records",
+}
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def plain(value: object) -> str:
+    """A shown value as plain text (placeholders never reach metadata)."""
+    if value is None or isinstance(value, Placeholder):
+        return ""
+    if isinstance(value, Link):
+        return value.text
+    return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRef:
+    """A link to another entity page, with its display name."""
+
+    name: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Badge:
+    label: str
+    css: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectCard:
+    shortcode: str
+    name: str
+    url: str
+    short_description: str | None
+    keywords: tuple[str, ...]
+    badges: tuple[Badge, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ContributorRow:
+    ref: EntityRef
+    is_person: bool
+    roles: tuple[str, ...]
+    affiliations: tuple[EntityRef, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LicenseView:
+    label: Shown
+    url: str | None
+    is_creative_commons: bool
+    date: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GrantView:
+    name: str | None
+    number: str | None
+    link: Link | None
+    funders: tuple[EntityRef | str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordRow:
+    label: str
+    url: str
+    type_of_data: str | None
+    date: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    text: Shown
+    link: Link | None
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One labelled entry of a definition list; ``values`` are shown values."""
+
+    label: str
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PageMeta:
+    """What the page shell needs: title, description, canonical path, the JSON document."""
+
+    title: str
+    description: str
+    path: str
+    json_path: str | None
+    og_type: str = "website"
+
+
+@dataclass(frozen=True)
+class ProjectPage:
+    meta: PageMeta
+    shortcode: str
+    name: str
+    alternative_names: tuple[str, ...]
+    short_description: str | None
+    descriptions: tuple[tuple[str | None, str], ...]
+    header_links: tuple[Fact, ...]
+    tabs: tuple[tuple[str, str, str], ...]  # (id, label, url)
+    overview: tuple[Fact, ...]
+    abstracts: tuple[tuple[str | None, str], ...]
+    publications: tuple[Publication, ...]
+    contributors: tuple[ContributorRow, ...]
+    record_count: int
+    records: tuple[RecordRow, ...]
+    records_url: str
+    permalink: str | None
+    citation: str | None
+    citation_downloads: tuple[tuple[str, str], ...]  # (label, url)
+    access_rights: Shown
+    access_css: str
+    embargo_date: str | None
+    licenses: tuple[LicenseView, ...]
+    copyright_holders: tuple[str, ...]
+    authorship: tuple[str, ...]
+    contact_points: tuple[tuple[EntityRef, str | None], ...]
+    start_date: str | None
+    end_date: str | None
+    status: str | None
+    funding_text: str | None
+    grants: tuple[GrantView, ...]
+    data_management_plan: Shown
+    clusters: tuple[EntityRef, ...] = field(default=())
+
+
+def _ref_for(catalog: Catalog, contributor_id: str) -> tuple[EntityRef, bool] | None:
+    person = catalog.persons.get(contributor_id)
+    if person is not None:
+        return EntityRef(person.display_name, links.person_path(person.id)), True
+    organization = catalog.organizations.get(contributor_id)
+    if organization is not None:
+        return EntityRef(organization.display_name, links.organization_path(organization.id)), False
+    return None
+
+
+def _ref_or_id(catalog: Catalog, contributor_id: str) -> EntityRef | str:
+    found = _ref_for(catalog, contributor_id)
+    return found[0] if found else contributor_id
+
+
+def project_badges(project: Project, values: Values) -> tuple[Badge, ...]:
+    badges = []
+    status = values.text(project.get("status"))
+    if status and not isinstance(status, Placeholder):
+        badges.append(Badge(status, f"status-{slug(status)}"))
+    right, _ = access_right(project)
+    shown = values.text(right)
+    if shown and not isinstance(shown, Placeholder):
+        badges.append(Badge(shown, f"access-{slug(shown)}"))
+    return tuple(badges)
+
+
+def project_card(project: Project, values: Values) -> ProjectCard:
+    keywords = [plain(values.text(keyword)) for keyword in stored_list(project.get("keywords"))]
+    return ProjectCard(
+        shortcode=project.shortcode,
+        name=project.name or project.shortcode,
+        url=links.project_path(project.shortcode),
+        short_description=values.text(project.get("shortDescription")),
+        keywords=tuple(keyword for keyword in keywords if keyword)[:CARD_KEYWORDS],
+        badges=project_badges(project, values),
+    )
+
+
+def license_views(legal_infos: Frozen, values: Values) -> tuple[LicenseView, ...]:
+    views = []
+    for legal in stored_list(legal_infos):
+        if not isinstance(legal, Mapping) or not isinstance(legal.get("license"), Mapping):
+            continue
+        license_ = legal["license"]
+        identifier = values.text(license_.get("licenseIdentifier"))
+        url = values.url(license_.get("licenseURI"))
+        if not identifier and not url:
+            continue
+        label: Shown = identifier or url
+        plain_label = plain(identifier).upper()
+        is_cc = plain_label.startswith("CC") or (url is not None and "creativecommons.org" in url)
+        views.append(LicenseView(label, url, is_cc, values.date(license_.get("licenseDate"))))
+    return tuple(views)
+
+
+def _legal_strings(legal_infos: Frozen, name: str, values: Values) -> tuple[str, ...]:
+    shown = []
+    for legal in stored_list(legal_infos):
+        if isinstance(legal, Mapping):
+            for value in stored_strings(legal.get(name)):
+                text = values.text(value)
+                if text and text not in shown:
+                    shown.append(text)
+    return tuple(shown)
+
+
+def _record_row(table: RecordTable, index: int, values: Values) -> RecordRow:
+    record = table.record(index)
+    pid = table.pids[index]
+    label = plain(values.text(record.get("label"))) or links.record_suffix(pid)
+    return RecordRow(
+        label=label,
+        url=links.record_path(table.shortcode, pid),
+        type_of_data=values.text(record.get("typeOfData")),
+        date=values.date(record.get("datePublished") or record.get("dateCreated")),
+    )
+
+
+def record_rows(table: RecordTable, start: int, stop: int, values: Values) -> tuple[RecordRow, ...]:
+    return tuple(_record_row(table, index, values) for index in range(start, min(stop, len(table))))
+
+
+def _fact(label: str, *items: Any) -> Fact | None:
+    shown = tuple(item for item in items if item)
+    return Fact(label, shown) if shown else None
+
+
+def _facts(*facts: Fact | None) -> tuple[Fact, ...]:
+    return tuple(fact for fact in facts if fact)
+
+
+def meta_description(*candidates: object) -> str:
+    for candidate in candidates:
+        text = plain(candidate)
+        if text:
+            return shorten(text, META_DESCRIPTION_LENGTH)
+    return ""
+
+
+def build_project_page(catalog: Catalog, project: Project, values: Values) -> ProjectPage:
+    shortcode = project.shortcode
+    data_link, website_link = project_urls(project, values)
+    secondary = values.reference(project.get("secondaryUrl"))
+    header_links = _facts(
+        _fact("Data", data_link),
+        _fact("Website", website_link, secondary),
+    )
+    descriptions = tuple(values.language_texts(project.get("description")))
+    publications = tuple(
+        Publication(
+            values.text(entry.get("text")),
+            values.link(entry["pid"].get("url"), entry["pid"].get("text"))
+            if isinstance(entry.get("pid"), Mapping) and values.url(entry["pid"].get("url"))
+            else None,
+        )
+        for entry in stored_list(project.get("publications"))
+        if isinstance(entry, Mapping) and values.text(entry.get("text"))
+    )
+
+    contributors = []
+    for attribution in project.attributions:
+        found = _ref_for(catalog, attribution.contributor_id)
+        if found is None:
+            continue
+        ref, is_person = found
+        affiliations: tuple[EntityRef, ...] = ()
+        if is_person:
+            person = catalog.persons[attribution.contributor_id]
+            affiliations = tuple(
+                EntityRef(org.display_name, links.organization_path(org.id))
+                for org_id in dict.fromkeys(person.affiliation_ids)
+                if (org := catalog.organizations.get(org_id))
+            )
+        roles = tuple(role for role in (values.text(r) for r in attribution.roles) if role)
+        contributors.append(ContributorRow(ref, is_person, roles, affiliations))
+
+    table = catalog.records_of(project)
+    record_count = len(table) if table else 0
+
+    tabs = [("overview", TAB_LABELS["overview"])]
+    if publications:
+        tabs.append(("publications", TAB_LABELS["publications"]))
+    tabs.append(("contributors", TAB_LABELS["contributors"]))
+    if record_count:
+        tabs.append(("records", TAB_LABELS["records"]))
+
+    clusters = tuple(
+        EntityRef(cluster.name or cluster.id, links.cluster_path(cluster.id))
+        for cluster in catalog.clusters_by_project.get(project.key, ())
+    )
+    collections = tuple(
+        Link(links.collection_path(collection.id), collection.name or collection.id)
+        for collection in catalog.collections_by_project.get(project.key, ())
+    )
+    overview = _facts(
+        _fact("Official name", values.text(project.get("officialName"))),
+        _fact("Shortcode", shortcode),
+        _fact("Keywords", *values.texts(project.get("keywords"))),
+        _fact("Disciplines", *values.references(project.get("disciplines"))),
+        _fact("Temporal coverage", *values.references(project.get("temporalCoverage"))),
+        _fact("Spatial coverage", *values.references(project.get("spatialCoverage"))),
+        _fact("Type of data", *values.texts(project.get("typeOfData"))),
+        _fact("Data languages", *(language_name(code) for code in values.texts(project.get("dataLanguage")))),
+        _fact("Data publication year", values.text(project.get("dataPublicationYear"))),
+        _fact("Clusters", *(Link(ref.url, ref.name) for ref in clusters)),
+        _fact("Collections", *collections),
+        _fact("Documentation", *values.references(project.get("documentationMaterial"))),
+        _fact("Additional material", *values.references(project.get("additionalMaterial"))),
+        _fact("Provenance", values.text(project.get("provenance"))),
+        _fact("Image credit", values.text(project.get("imageCredit"))),
+    )
+
+    right, embargo = access_right(project)
+    access_text = values.text(right)
+    funding = project.get("funding")
+    grants = tuple(
+        GrantView(
+            name=values.text(grant.get("name")),
+            number=values.text(grant.get("number")),
+            link=Link(url, url) if (url := values.url(grant.get("url"))) else None,
+            funders=tuple(_ref_or_id(catalog, funder) for funder in stored_strings(grant.get("funders"))),
+        )
+        for grant in stored_list(funding)
+        if isinstance(grant, Mapping)
+    )
+    contact_points = []
+    for contact_id in project.contact_point_ids:
+        found = _ref_for(catalog, contact_id)
+        if found:
+            contact = catalog.contributor(contact_id)
+            email = contact.get("email") if contact is not None else None
+            contact_points.append((found[0], email if isinstance(email, str) and "@" in email else None))
+
+    pid_url = values.url(project.pid)
+    name = project.name or shortcode
+    return ProjectPage(
+        meta=PageMeta(
+            title=name,
+            description=meta_description(project.get("shortDescription"), descriptions[0][1] if descriptions else ""),
+            path=links.project_path(shortcode),
+            json_path=links.project_json_path(shortcode),
+            og_type="website",
+        ),
+        shortcode=shortcode,
+        name=name,
+        alternative_names=tuple(values.texts(project.get("alternativeNames"))),
+        short_description=values.text(project.get("shortDescription")),
+        descriptions=descriptions,
+        header_links=header_links,
+        tabs=tuple((tab_id, label, links.project_path(shortcode, tab_id)) for tab_id, label in tabs),
+        overview=overview,
+        abstracts=tuple(values.language_texts(project.get("abstract"))),
+        publications=publications,
+        contributors=tuple(contributors),
+        record_count=record_count,
+        records=record_rows(table, 0, RECORDS_ON_PROJECT_PAGE, values) if table else (),
+        records_url=links.records_path(shortcode),
+        permalink=pid_url,
+        citation=values.text(project.get("howToCite")),
+        citation_downloads=tuple(
+            (label, links.citation_path(shortcode, extension))
+            for label, extension in (("BibTeX", "bib"), ("RIS", "ris"), ("CSL-JSON", "csl.json"))
+        ),
+        access_rights=access_text,
+        access_css=f"access-{slug(plain(access_text))}" if plain(access_text) else "",
+        embargo_date=values.date(embargo),
+        licenses=license_views(project.get("legalInfo"), values),
+        copyright_holders=_legal_strings(project.get("legalInfo"), "copyrightHolder", values),
+        authorship=_legal_strings(project.get("legalInfo"), "authorship", values),
+        contact_points=tuple(contact_points),
+        start_date=values.date(project.get("startDate")),
+        end_date=values.date(project.get("endDate")),
+        status=values.text(project.get("status")),
+        funding_text=values.text(funding) if isinstance(funding, str) else None,
+        grants=grants,
+        data_management_plan=values.reference(project.get("dataManagementPlan")),
+        clusters=clusters,
+    )
+
+
+@dataclass(frozen=True)
+class RecordPage:
+    meta: PageMeta
+    project: EntityRef
+    label: str
+    permalink: str | None
+    facts: tuple[Fact, ...]
+    descriptions: tuple[tuple[str | None, str], ...]
+    citation: str | None
+    licenses: tuple[LicenseView, ...]
+    file: Shown
+
+
+def build_record_page(project: Project, table: RecordTable, index: int, values: Values) -> RecordPage:
+    record = table.record(index)
+    pid = table.pids[index]
+    label = plain(values.text(record.get("label"))) or links.record_suffix(pid)
+    legal = record.get("legalInfo")
+    file = record.get("file")
+    file_link: Shown = None
+    if isinstance(file, Mapping):
+        file_link = values.link(file.get("url"), file.get("url"))
+    facts = _facts(
+        _fact("Identifier", values.text(record.get("id"))),
+        _fact("Access rights", values.text(record.get("accessRights"))),
+        _fact("Type of data", *values.texts(record.get("typeOfData"))),
+        _fact("Keywords", *values.texts(record.get("keywords"))),
+        _fact("Publisher", values.text(record.get("publisher"))),
+        _fact("Created", values.date(record.get("dateCreated"))),
+        _fact("Modified", values.date(record.get("dateModified"))),
+        _fact("Published", values.date(record.get("datePublished"))),
+        _fact("Size", values.text(record.get("size"))),
+        _fact("File type", values.text(file.get("mimeType")) if isinstance(file, Mapping) else None),
+        _fact("Copyright", *_legal_strings(legal, "copyrightHolder", values)),
+        _fact("Authorship", *_legal_strings(legal, "authorship", values)),
+    )
+    descriptions = tuple(values.language_texts(record.get("description")))
+    project_name = project.name or project.shortcode
+    return RecordPage(
+        meta=PageMeta(
+            title=f"{label} — {project_name}",
+            description=meta_description(
+                descriptions[0][1] if descriptions else "", f"A record of the project {project_name}: {label}"
+            ),
+            path=links.record_path(project.shortcode, pid),
+            json_path=links.record_json_path(project.shortcode, pid),
+        ),
+        project=EntityRef(project_name, links.project_path(project.shortcode)),
+        label=label,
+        permalink=values.url(pid),
+        facts=facts,
+        descriptions=descriptions,
+        citation=values.text(record.get("howToCite")),
+        licenses=license_views(legal, values),
+        file=file_link,
+    )
+
+
+@dataclass(frozen=True)
+class ProjectRoles:
+    project: EntityRef
+    roles: tuple[str, ...]
+
+
+def _project_roles(entries: tuple[tuple[Project, tuple[str, ...]], ...], values: Values) -> tuple[ProjectRoles, ...]:
+    return tuple(
+        ProjectRoles(
+            EntityRef(project.name or project.shortcode, links.project_path(project.shortcode)),
+            tuple(role for role in (values.text(r) for r in roles) if role),
+        )
+        for project, roles in entries
+    )
+
+
+def identifier_links(same_as: Frozen, values: Values) -> tuple[Fact, ...]:
+    """``sameAs`` references grouped as "ORCID: <link>", "GND: <link>"."""
+    facts = []
+    for reference in stored_list(same_as):
+        if not isinstance(reference, Mapping):
+            shown = values.reference(reference)
+            if shown:
+                facts.append(Fact("Identifier", (shown,)))
+            continue
+        kind = reference.get("type") if isinstance(reference.get("type"), str) else "Identifier"
+        href = values.url(reference.get("url"))
+        if href:
+            facts.append(Fact(kind, (Link(href, href),)))
+        elif shown := values.text(reference.get("text")):
+            facts.append(Fact(kind, (shown,)))
+    return tuple(facts)
+
+
+@dataclass(frozen=True)
+class PersonPage:
+    meta: PageMeta
+    name: str
+    job_titles: tuple[str, ...]
+    identifiers: tuple[Fact, ...]
+    affiliations: tuple[EntityRef, ...]
+    projects: tuple[ProjectRoles, ...]
+
+
+def build_person_page(catalog: Catalog, person: Person, values: Values) -> PersonPage:
+    affiliations = tuple(
+        EntityRef(org.display_name, links.organization_path(org.id))
+        for org_id in dict.fromkeys(person.affiliation_ids)
+        if (org := catalog.organizations.get(org_id))
+    )
+    job_titles = tuple(values.texts(person.get("jobTitles")))
+    projects = _project_roles(catalog.projects_by_person.get(person.id, ()), values)
+    summary = ", ".join(plain(t) for t in job_titles if plain(t))
+    where = ", ".join(a.name for a in affiliations)
+    description = " — ".join(part for part in (person.display_name, summary, where) if part)
+    if projects:
+        description += f". Contributor to {len(projects)} project{'s' if len(projects) != 1 else ''}."
+    return PersonPage(
+        meta=PageMeta(
+            title=person.display_name,
+            description=shorten(description, META_DESCRIPTION_LENGTH),
+            path=links.person_path(person.id),
+            json_path=links.person_json_path(person.id),
+            og_type="profile",
+        ),
+        name=person.display_name,
+        job_titles=job_titles,
+        identifiers=identifier_links(person.get("sameAs"), values),
+        affiliations=affiliations,
+        projects=projects,
+    )
+
+
+def address_lines(address: Frozen, values: Values) -> tuple[str, ...]:
+    if not isinstance(address, Mapping):
+        return ()
+    street = values.text(address.get("street"))
+    town = " ".join(plain(values.text(address.get(key))) for key in ("postalCode", "locality")).strip()
+    lines = [
+        street,
+        values.text(address.get("additional")),
+        town,
+        values.text(address.get("canton")),
+        values.text(address.get("country")),
+    ]
+    return tuple(line for line in lines if line)
+
+
+@dataclass(frozen=True)
+class OrganizationPage:
+    meta: PageMeta
+    name: str
+    alternative_names: tuple[str, ...]
+    website: Shown
+    address: tuple[str, ...]
+    identifiers: tuple[Fact, ...]
+    people: tuple[EntityRef, ...]
+    projects: tuple[ProjectRoles, ...]
+
+
+def build_organization_page(catalog: Catalog, organization: Organization, values: Values) -> OrganizationPage:
+    stored_address = organization.get("address")
+    projects = _project_roles(catalog.projects_by_organization.get(organization.id, ()), values)
+    place = plain(values.text(stored_address.get("locality"))) if isinstance(stored_address, Mapping) else ""
+    description = organization.display_name + (f", {place}" if place else "")
+    if projects:
+        description += f". Involved in {len(projects)} project{'s' if len(projects) != 1 else ''}."
+    return OrganizationPage(
+        meta=PageMeta(
+            title=organization.display_name,
+            description=shorten(description, META_DESCRIPTION_LENGTH),
+            path=links.organization_path(organization.id),
+            json_path=links.organization_json_path(organization.id),
+        ),
+        name=organization.display_name,
+        alternative_names=tuple(values.texts(organization.get("alternativeName"))),
+        website=values.link(organization.get("url")),
+        address=address_lines(stored_address, values),
+        identifiers=identifier_links(organization.get("sameAs"), values),
+        people=tuple(
+            EntityRef(person.display_name, links.person_path(person.id))
+            for person in catalog.persons_by_organization.get(organization.id, ())
+        ),
+        projects=projects,
+    )
+
+
+@dataclass(frozen=True)
+class GroupPage:
+    """A cluster or a collection: a named group of projects (and records, collections)."""
+
+    meta: PageMeta
+    kind: str
+    name: str
+    descriptions: tuple[tuple[str | None, str], ...]
+    permalink: str | None
+    projects: tuple[ProjectCard, ...]
+    records: tuple[Shown, ...] = ()
+    collections: tuple[EntityRef, ...] = ()
+    parents: tuple[EntityRef, ...] = ()
+
+
+def group_projects(catalog: Catalog, group: Cluster | Collection) -> list[Project]:
+    """The projects a cluster or collection names, plus those that name it."""
+    named = [p for shortcode in dict.fromkeys(group.project_shortcodes) if (p := catalog.get_project(shortcode))]
+    naming = [
+        p
+        for p in catalog.projects
+        if group.id in (p.cluster_ids if isinstance(group, Cluster) else p.collection_ids) and p not in named
+    ]
+    return named + naming
+
+
+def _group_description(name: str, descriptions: tuple[tuple[str | None, str], ...], kind: str, count: int) -> str:
+    return meta_description(
+        descriptions[0][1] if descriptions else "", f"{kind} {name}: {count} project{'s' if count != 1 else ''}."
+    )
+
+
+def build_cluster_page(catalog: Catalog, cluster: Cluster, values: Values) -> GroupPage:
+    projects = tuple(project_card(p, values) for p in group_projects(catalog, cluster))
+    descriptions = tuple(values.language_texts(cluster.get("description")))
+    name = cluster.name or cluster.id
+    return GroupPage(
+        meta=PageMeta(
+            title=name,
+            description=_group_description(name, descriptions, "Project cluster", len(projects)),
+            path=links.cluster_path(cluster.id),
+            json_path=links.cluster_json_path(cluster.id),
+        ),
+        kind="Project cluster",
+        name=name,
+        descriptions=descriptions,
+        permalink=values.url(cluster.get("pid")),
+        projects=projects,
+    )
+
+
+def _record_link(catalog: Catalog, record_ref: str, values: Values) -> Shown:
+    """A collection's record reference (pid or id) as a link to the record page when it resolves."""
+    for table in catalog.records.values():
+        index = table.index_of_pid(record_ref)
+        if index is not None:
+            return Link(links.record_path(table.shortcode, record_ref), links.record_suffix(record_ref))
+    return values.text(record_ref)
+
+
+def build_collection_page(catalog: Catalog, collection: Collection, values: Values) -> GroupPage:
+    projects = tuple(project_card(p, values) for p in group_projects(catalog, collection))
+    descriptions = tuple(values.language_texts(collection.get("description")))
+    name = collection.name or collection.id
+    return GroupPage(
+        meta=PageMeta(
+            title=name,
+            description=_group_description(name, descriptions, "Collection", len(projects)),
+            path=links.collection_path(collection.id),
+            json_path=links.collection_json_path(collection.id),
+        ),
+        kind="Collection",
+        name=name,
+        descriptions=descriptions,
+        permalink=values.url(collection.get("pid")),
+        projects=projects,
+        records=tuple(shown for ref in collection.record_ids if (shown := _record_link(catalog, ref, values))),
+        collections=tuple(
+            EntityRef(child.name or child.id, links.collection_path(child.id))
+            for child_id in collection.collection_ids
+            if (child := catalog.collections.get(child_id))
+        ),
+        parents=tuple(
+            EntityRef(parent.name or parent.id, links.collection_path(parent.id))
+            for parent in catalog.parent_collections.get(collection.id, ())
+        ),
+    )

@@ -1,0 +1,19 @@
+"""Template filters for the view models' shown values."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from catalog.domain.values import Link
+
+register = template.Library()
+
+
+@register.filter(is_safe=True)
+def shown(value: object) -> SafeString:
+    """A Link as an anchor, a placeholder as its red marker, anything else escaped text."""
+    if isinstance(value, Link):
+        return format_html('<a href="{}">{}</a>', value.href, value.text)
+    return mark_safe(conditional_escape(value))

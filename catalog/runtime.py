@@ -1,0 +1,106 @@
+"""The process-wide catalogue: loaded once, swapped whole on reload.
+
+Requests read :func:`get_catalog`; a reload builds a complete new catalogue
+first and swaps the reference, so a request never sees a half-loaded one and a
+broken data set never replaces a good one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+
+from catalog.domain.loader import load_catalog
+from catalog.domain.model import Catalog
+
+logger = logging.getLogger("catalog")
+
+_current: Catalog | None = None
+_lock = threading.Lock()
+
+
+class _NoSpan:
+    def set_attribute(self, key: str, value: Any) -> None:
+        pass
+
+
+def _untraced(name: str, **attributes: Any) -> contextlib.AbstractContextManager[Any]:
+    return contextlib.nullcontext(_NoSpan())
+
+
+_span: Callable[..., contextlib.AbstractContextManager[Any]] = _untraced
+
+
+def trace_with(span_factory: Callable[..., contextlib.AbstractContextManager[Any]]) -> None:
+    """Use ``span_factory(name, **attributes)`` for :func:`span` (the site's telemetry installs its own at start-up)."""
+    global _span
+    _span = span_factory
+
+
+def span(name: str, **attributes: Any) -> contextlib.AbstractContextManager[Any]:
+    """A traced unit of work (catalogue load, OAI rendering); a no-op until the site installs telemetry."""
+    return _span(name, **attributes)
+
+
+def get_catalog() -> Catalog:
+    """The catalogue of this process, loading it on first use."""
+    if _current is None:
+        with _lock:
+            if _current is None:
+                install(load())
+    assert _current is not None
+    return _current
+
+
+def current() -> Catalog | None:
+    """The catalogue loaded so far, without loading one."""
+    return _current
+
+
+def install(catalog: Catalog) -> None:
+    """Make ``catalog`` the one every following request sees."""
+    global _current
+    _current = catalog
+
+
+def load() -> Catalog:
+    """Read the configured data directory (raises ``DataDirError`` if it is unusable), traced."""
+    data_dir = settings.SVC.data_dir
+    with span("catalog.load", **{"svc.data_dir": str(data_dir)}) as load_span:
+        catalog = load_catalog(data_dir)
+        load_span.set_attribute("svc.data_version", catalog.data_version)
+        load_span.set_attribute("svc.catalog.problems", len(catalog.problems))
+        for kind, count in catalog.counts().items():
+            load_span.set_attribute(f"svc.catalog.{kind}", count)
+    return catalog
+
+
+def reload() -> bool:
+    """Re-read the data directory; keep serving the current data if the new set is broken.
+
+    Broken means: the directory is missing or unreadable, or a file (or
+    entity kind) that loaded before now has a problem — typically a file
+    caught half-copied, which would silently drop what it holds. Problems the
+    current data already had do not block a reload.
+    """
+    serving = _current.data_version if _current else None
+    try:
+        catalog = load()
+    except Exception:
+        logger.exception("reload failed; still serving data version %s", serving)
+        return False
+    known = {problem.path for problem in _current.problems} if _current else set()
+    new_problems = sorted({problem.path for problem in catalog.problems} - known)
+    if _current is not None and new_problems:
+        logger.error(
+            "reload refused: %s could not be loaded; still serving data version %s", ", ".join(new_problems), serving
+        )
+        return False
+    install(catalog)
+    logger.info("reloaded data version %s (was %s)", catalog.data_version, serving)
+    return True

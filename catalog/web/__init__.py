@@ -1,0 +1,1 @@
+"""Helpers every web surface (pages, API, OAI) shares; plain functions over WSGI values, no framework."""
