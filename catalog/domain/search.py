@@ -24,6 +24,7 @@ from catalog.domain.model import (
     language_items,
     pick_language,
 )
+from catalog.domain.paging import page_bounds, page_count
 from catalog.domain.values import language_name, stored_list, stored_strings
 
 PAGE_SIZE = 20
@@ -376,12 +377,12 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
         ranked = (dated[::-1] if sort == "newest" else dated) + undated
 
     total = len(ranked)
-    page_count = max(1, -(-total // PAGE_SIZE))
-    if query.page > page_count:
-        raise PageOutOfRange(f"page {query.page} of {page_count}")
-    start = (query.page - 1) * PAGE_SIZE
-    items = tuple(entries[p] for p in ranked[start : start + PAGE_SIZE])
-    return ListingResult(query, total, query.page, page_count, items, facets)
+    pages = page_count(total, PAGE_SIZE)
+    if query.page > pages:
+        raise PageOutOfRange(f"page {query.page} of {pages}")
+    start, stop = page_bounds(query.page, PAGE_SIZE)
+    items = tuple(entries[p] for p in ranked[start:stop])
+    return ListingResult(query, total, query.page, pages, items, facets)
 
 
 def page_numbers(page: int, page_count: int, around: int = 2) -> list[int | None]:

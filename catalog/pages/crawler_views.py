@@ -7,29 +7,25 @@ from django.views.decorators.http import require_safe
 
 from catalog.formats import sitemap
 from catalog.runtime import get_catalog
+from catalog.web.origin import base_url
 
 XML = "application/xml"
 
 
-def _base_url(request: HttpRequest) -> str:
-    """Scheme and host of this request: the sitemap names URLs of the site being crawled."""
-    return request.build_absolute_uri("/").rstrip("/")
-
-
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
-    body = sitemap.robots_txt(f"{_base_url(request)}/sitemap.xml")
+    body = sitemap.robots_txt(f"{base_url(request)}/sitemap.xml")
     return HttpResponse(body, content_type="text/plain; charset=utf-8")
 
 
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
-    return HttpResponse(sitemap.sitemap_xml(get_catalog(), _base_url(request)), content_type=XML)
+    return HttpResponse(sitemap.sitemap_xml(get_catalog(), base_url(request)), content_type=XML)
 
 
 @require_safe
 def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
-    body = sitemap.sitemap_page_xml(get_catalog(), _base_url(request), number)
+    body = sitemap.sitemap_page_xml(get_catalog(), base_url(request), number)
     if body is None:
         raise Http404(f"no sitemap page {number}")
     return HttpResponse(body, content_type=XML)
