@@ -12,6 +12,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlencode
 
 from catalog.domain.model import (
@@ -242,7 +243,13 @@ class ListingQuery:
 
     def params(self, **changes: object) -> list[tuple[str, str]]:
         """The query as URL parameters, with some parts changed; page 1 and defaults left out."""
-        state = {"q": self.text, "sort": self.sort, "page": self.page, "filters": self.filters, **changes}
+        state: dict[str, Any] = {
+            "q": self.text,
+            "sort": self.sort,
+            "page": self.page,
+            "filters": self.filters,
+            **changes,
+        }
         pairs: list[tuple[str, str]] = []
         if state["q"]:
             pairs.append(("q", str(state["q"])))

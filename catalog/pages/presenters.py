@@ -121,7 +121,7 @@ class RecordRow:
 @dataclass(frozen=True, slots=True)
 class Publication:
     text: Shown
-    link: Link | None
+    link: Shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,7 +503,8 @@ def identifier_links(same_as: Frozen, values: Values) -> tuple[Fact, ...]:
             if shown:
                 facts.append(Fact("Identifier", (shown,)))
             continue
-        kind = reference.get("type") if isinstance(reference.get("type"), str) else "Identifier"
+        stated_kind = reference.get("type")
+        kind = stated_kind if isinstance(stated_kind, str) else "Identifier"
         href = values.url(reference.get("url"))
         if href:
             facts.append(Fact(kind, (Link(href, href),)))
