@@ -121,7 +121,7 @@ class Values:
         if is_placeholder(value):
             shown = self.placeholder(value)
             return [(None, shown)] if shown else []
-        pairs = []
+        pairs: list[tuple[str | None, str]] = []
         for language, text in language_items(value):
             if is_placeholder(text):
                 shown = self.placeholder(text)
