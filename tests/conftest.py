@@ -11,8 +11,12 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from catalog.domain.model import Catalog
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = PROJECT_ROOT.parent / "shared" / "corpus" / "dsp"
@@ -128,7 +132,7 @@ def static_assets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield root
 
 
-_loaded_catalogs: dict[Path, object] = {}
+_loaded_catalogs: dict[Path, Catalog] = {}
 
 
 @pytest.fixture
@@ -149,4 +153,4 @@ def install_catalog() -> Iterator:
         return _loaded_catalogs[data_dir]
 
     yield install
-    runtime.install(previous)
+    runtime._current = previous

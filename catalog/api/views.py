@@ -74,7 +74,7 @@ def api_endpoint(view: View) -> View:
                 etag = f'"{get_catalog().data_version}-{_service_version()}"'
                 response["ETag"] = etag
                 response["Cache-Control"] = CACHE_CONTROL
-                response = get_conditional_response(request, etag=etag, response=response)
+                response = get_conditional_response(request, etag=etag, response=response) or response
         response["Access-Control-Allow-Origin"] = "*"
         response["Access-Control-Expose-Headers"] = "ETag, Link"
         return response

@@ -88,7 +88,8 @@ def iter_json_array(text: str) -> Iterator[Any]:
 
 
 def _skip_whitespace(text: str, index: int) -> int:
-    return _WHITESPACE.match(text, index).end()
+    match = _WHITESPACE.match(text, index)  # matches everywhere: the class may match nothing
+    return match.end() if match else index
 
 
 class _Reader:
