@@ -188,7 +188,7 @@ def _discipline_labels(projects: Sequence[Entity]) -> Iterator[MetadataWarning]:
                     project,
                     path,
                     f"discipline {code}{language} is written {label!r} here but {usual!r} in "
-                    f"{spellings[usual]} other place(s) ({len(spellings)} spellings): harvesters see different "
+                    f"{spellings[usual]} place(s) ({len(spellings)} spellings): harvesters see different "
                     "subjects",
                     Warn.DISCIPLINE_LABEL,
                 )
