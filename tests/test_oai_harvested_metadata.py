@@ -43,8 +43,7 @@ def harvests(data_set):
 
 
 def full_harvest(client, serve, data_set, harvests, prefix: str, **arguments):
-    name, catalog = data_set
-    serve(catalog)
+    serve(data_set[1])
     key = (prefix, tuple(sorted(arguments.items())))
     if key not in harvests:
         _, pages = harvest(client, verb="ListRecords", metadataPrefix=prefix, **arguments)
