@@ -11,11 +11,10 @@ import json
 import re
 from dataclasses import dataclass
 
+from catalog.domain.dates import project_issued, year
 from catalog.domain.model import Catalog, Organization, Person, Project, is_placeholder, pick_language
 from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
 from catalog.domain.values import is_http_url, stored_list
-
-_YEAR = re.compile(r"^(\d{4})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,14 +50,6 @@ def _creator(entity: Person | Organization) -> Creator:
     return Creator(entity.display_name, is_organization=True)
 
 
-def _year(project: Project) -> str | None:
-    for name in ("dataPublicationYear", "endDate", "startDate"):
-        match = _YEAR.match(_text(project.get(name)))
-        if match:
-            return match.group(1)
-    return None
-
-
 def citation_data(catalog: Catalog, project: Project) -> CitationData:
     creators = tuple(
         _creator(entity)
@@ -69,7 +60,7 @@ def citation_data(catalog: Catalog, project: Project) -> CitationData:
         key=re.sub(r"[^A-Za-z0-9_-]", "", f"dasch-{project.shortcode}"),
         title=project.name or project.shortcode,
         creators=creators or (Creator(REPOSITORY_PUBLISHER, is_organization=True),),
-        year=_year(project),
+        year=year(project_issued(catalog, project)),
         publisher=REPOSITORY_PUBLISHER,
         url=project.pid if is_http_url(project.pid) else None,
         abstract=_text(project.get("shortDescription")) or None,

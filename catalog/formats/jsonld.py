@@ -12,6 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from catalog.domain.dates import project_issued, record_issued
+from catalog.domain.identifiers import project_identity
 from catalog.domain.model import Catalog, Cluster, Collection, Frozen, Organization, Person, Project, RecordTable
 from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
 from catalog.domain.values import (
@@ -154,7 +156,9 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[s
     right_text = _text(right)
     embargo_text = _text(embargo)
     conditions = right_text + (f" (embargo until {embargo_text})" if right_text and embargo_text else "")
-    identifiers: list[Any] = [project.pid] if is_http_url(project.pid) else []
+    # A pid that several items share identifies none of them: the page does (catalog.domain.identifiers).
+    identity = project_identity(catalog, project, page_url)
+    identifiers: list[Any] = [identity.identifier] if is_http_url(identity.identifier) else []
     identifiers.append({"@type": "PropertyValue", "propertyID": "shortcode", "value": project.shortcode})
     data_link, website_link = project_urls(project, _values)
     same_as = [link.href for link in (data_link, website_link) if isinstance(link, Link)]
@@ -184,7 +188,7 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[s
             "inLanguage": [code for code in stored_strings(project.get("dataLanguage")) if _text(code)],
             "isAccessibleForFree": (right_text in FREE_ACCESS_RIGHTS) if right_text else None,
             "conditionsOfAccess": conditions,
-            "datePublished": _text(project.get("dataPublicationYear")) or None,
+            "datePublished": project_issued(catalog, project),
             "creativeWorkStatus": _text(project.get("status")),
             "citation": _text(project.get("howToCite")) or None,
             "isPartOf": [
@@ -227,7 +231,7 @@ def record_work(project: Project, table: RecordTable, index: int, base_url: str)
             else None,
             "dateCreated": _text(record.get("dateCreated")),
             "dateModified": _text(record.get("dateModified")),
-            "datePublished": _text(record.get("datePublished")),
+            "datePublished": record_issued(record),
             "keywords": [t for t in (_text(v) for v in stored_list(record.get("keywords"))) if t],
             "conditionsOfAccess": _text(record.get("accessRights")),
             "associatedMedia": media,
