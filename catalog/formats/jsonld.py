@@ -14,6 +14,7 @@ from typing import Any
 
 from catalog.domain.model import Catalog, Cluster, Collection, Frozen, Organization, Person, Project, RecordTable
 from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
+from catalog.domain.temporal import resolve
 from catalog.domain.values import (
     Link,
     Values,
@@ -24,7 +25,7 @@ from catalog.domain.values import (
     stored_list,
     stored_strings,
 )
-from catalog.formats import links
+from catalog.formats import exports, links
 
 DESCRIPTION_MIN = 50
 DESCRIPTION_MAX = 5000
@@ -54,18 +55,67 @@ def _one_or_many(items: list[Any]) -> Any:
     return items[0] if len(items) == 1 else items
 
 
+def cut_at_sentence(text: str, length: int) -> str:
+    """At most ``length`` characters: whole sentences when a sentence ends in the last half, else whole words."""
+    text = " ".join(text.split())
+    if len(text) <= length:
+        return text
+    head = text[: length - 1]
+    end = max(head.rfind(mark) for mark in (". ", "! ", "? "))
+    if end >= length // 2:
+        return head[: end + 1]
+    return shorten(text, length)
+
+
 def dataset_description(project: Project) -> str:
-    """A description between 50 and 5000 characters, from the longest texts the project has."""
-    parts = []
-    for value in (project.get("description"), project.get("shortDescription"), project.get("abstract")):
-        text = _text(value)
-        if text and text not in parts:
-            parts.append(text)
-    description = " ".join(" ".join(parts).split())
+    """One text in one language (English first), 50 to 5000 characters, cut at a sentence or a word.
+
+    The project's description, else its abstract, else its short description:
+    the first of them that is long enough on its own (texts are never joined,
+    which would mix languages and repeat summaries).
+    """
+    texts = [_text(project.get(name)) for name in ("description", "abstract", "shortDescription")]
+    description = next((t for t in texts if len(t) >= DESCRIPTION_MIN), max(texts, key=len))
     if len(description) < DESCRIPTION_MIN:
         name = project.name or project.shortcode
         description = f"{description} Research data of the project {name} (shortcode {project.shortcode}).".strip()
-    return shorten(description, DESCRIPTION_MAX)
+    return cut_at_sentence(description, DESCRIPTION_MAX)
+
+
+def temporal_coverage(catalog: Catalog, project: Project) -> list[str]:
+    """ISO 8601 intervals from the resolver OAI uses; the period names only when none resolves."""
+    resolved = [
+        resolve(entry, catalog.chronontology_periods, catalog.temporal_coverage_enrichment)
+        for entry in stored_list(project.get("temporalCoverage"))
+    ]
+    dates = [coverage.date for coverage in resolved if coverage.date]
+    return list(dict.fromkeys(dates or [coverage.name for coverage in resolved if coverage.name]))
+
+
+def data_catalog(base_url: str, name: str) -> dict[str, Any]:
+    """The repository's catalogue, described on the About page."""
+    return {
+        "@type": "DataCatalog",
+        "@id": base_url + ABOUT_CATALOG,
+        "name": name,
+        "url": base_url + links.projects_path(),
+        "publisher": {"@type": "Organization", "name": REPOSITORY_PUBLISHER},
+    }
+
+
+ABOUT_CATALOG = "/about#catalog"
+
+
+def distribution(page_url: str, json_url: str, offered: tuple[exports.Export, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "@type": "DataDownload",
+            "name": export.label,
+            "encodingFormat": export.media_type,
+            "contentUrl": exports.export_path(page_url, export, json_url),
+        }
+        for export in offered
+    ]
 
 
 def _person(person: Person, base_url: str) -> dict[str, Any]:
@@ -122,6 +172,14 @@ def _license_urls(legal_infos: Frozen) -> list[str]:
     return list(dict.fromkeys(urls))
 
 
+def _authorship(legal_infos: Frozen) -> list[str]:
+    names = []
+    for legal in stored_list(legal_infos):
+        if isinstance(legal, Mapping):
+            names.extend(t for t in (_text(v) for v in stored_list(legal.get("authorship"))) if t)
+    return list(dict.fromkeys(names))
+
+
 def _places(references: Frozen) -> list[dict[str, Any]]:
     places = []
     for reference in stored_list(references):
@@ -135,15 +193,19 @@ def _places(references: Frozen) -> list[dict[str, Any]]:
     return places
 
 
-def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[str, Any]:
-    page_url = base_url + links.project_path(project.shortcode)
+def project_creators(catalog: Catalog, project: Project, base_url: str) -> list[dict[str, Any]]:
+    """The creator rule shared with the citations and OAI; the publisher when nobody is named."""
     creators = [
         agent
         for attribution in creator_attributions(project)
         if (agent := _agent(catalog, attribution.contributor_id, base_url))
     ]
-    if not creators:
-        creators = [{"@type": "Organization", "name": REPOSITORY_PUBLISHER}]
+    return creators or [{"@type": "Organization", "name": REPOSITORY_PUBLISHER}]
+
+
+def project_dataset(catalog: Catalog, project: Project, base_url: str, catalog_name: str) -> dict[str, Any]:
+    page_url = base_url + links.project_path(project.shortcode)
+    creators = project_creators(catalog, project, base_url)
     creator_ids = {attribution.contributor_id for attribution in creator_attributions(project)}
     contributors = [
         agent
@@ -158,10 +220,6 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[s
     identifiers.append({"@type": "PropertyValue", "propertyID": "shortcode", "value": project.shortcode})
     data_link, website_link = project_urls(project, _values)
     same_as = [link.href for link in (data_link, website_link) if isinstance(link, Link)]
-    temporal_texts = [
-        _text(item.get("text")) if isinstance(item, Mapping) and "text" in item else _text(item)
-        for item in stored_list(project.get("temporalCoverage"))
-    ]
     funders = [agent for funder_id in project.funder_ids if (agent := _agent(catalog, funder_id, base_url))]
     return _compact(
         {
@@ -179,7 +237,7 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[s
             "funder": funders,
             "license": _one_or_many(_license_urls(project.get("legalInfo"))) or None,
             "keywords": [t for t in (_text(v) for v in stored_list(project.get("keywords"))) if t],
-            "temporalCoverage": "; ".join(t for t in temporal_texts if t),
+            "temporalCoverage": _one_or_many(temporal_coverage(catalog, project)) or None,
             "spatialCoverage": _places(project.get("spatialCoverage")),
             "inLanguage": [code for code in stored_strings(project.get("dataLanguage")) if _text(code)],
             "isAccessibleForFree": (right_text in FREE_ACCESS_RIGHTS) if right_text else None,
@@ -192,12 +250,16 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[s
                 for c in catalog.clusters_by_project.get(project.key, ())
             ],
             "publisher": {"@type": "Organization", "name": REPOSITORY_PUBLISHER},
+            "includedInDataCatalog": data_catalog(base_url, catalog_name),
+            "distribution": distribution(
+                page_url, base_url + links.project_json_path(project.shortcode), exports.WORK_EXPORTS
+            ),
             "mainEntityOfPage": page_url,
         }
     )
 
 
-def record_work(project: Project, table: RecordTable, index: int, base_url: str) -> dict[str, Any]:
+def record_work(catalog: Catalog, project: Project, table: RecordTable, index: int, base_url: str) -> dict[str, Any]:
     record = table.record(index)
     pid = table.pids[index]
     page_url = base_url + links.record_path(project.shortcode, pid)
@@ -222,9 +284,12 @@ def record_work(project: Project, table: RecordTable, index: int, base_url: str)
                 "name": project.name or project.shortcode,
             },
             "license": _one_or_many(_license_urls(record.get("legalInfo"))) or None,
-            "publisher": _compact({"@type": "Organization", "name": _text(record.get("publisher"))})
-            if _text(record.get("publisher"))
-            else None,
+            "creator": [{"@type": "Person", "name": name} for name in _authorship(record.get("legalInfo"))]
+            or project_creators(catalog, project, base_url),
+            "publisher": {"@type": "Organization", "name": _text(record.get("publisher")) or REPOSITORY_PUBLISHER},
+            "distribution": distribution(
+                page_url, base_url + links.record_json_path(project.shortcode, pid), exports.WORK_EXPORTS
+            ),
             "dateCreated": _text(record.get("dateCreated")),
             "dateModified": _text(record.get("dateModified")),
             "datePublished": _text(record.get("datePublished")),
