@@ -92,7 +92,7 @@ def test_compound_and_german_roles_make_creators(client, corpus, corpus_catalog)
 
 
 def test_projects_without_creator_roles_have_the_publisher_as_creator(client, corpus):
-    resource = datacite(client, "0805")
+    resource = datacite(client, "0811")  # its one attribution is a "Data Collector"
     assert values(resource, "d:creators/d:creator/d:creatorName/text()") == ["DaSCH"]
     assert values(resource, "d:creators/d:creator/d:creatorName/@nameType") == ["Organizational"]
 

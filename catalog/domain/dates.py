@@ -1,0 +1,82 @@
+"""When an item was issued: one rule for publicationYear, DataCite ``Issued``,
+``dc:date``, citations and JSON-LD ``datePublished``.
+
+A record is issued when it was published (``datePublished``). A project is
+issued in its ``dataPublicationYear``; without one, when its first record was
+published; without records, at its licence date; else at the end of a
+finished project; else at its start. Dates are returned as ISO 8601 dates
+(``YYYY`` or ``YYYY-MM-DD``), never timestamps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from catalog.domain.memo import memo_for
+from catalog.domain.model import Catalog, Project, RecordTable, is_placeholder
+
+_DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})-([0-9]{2}))?(?=$|T|\s)")
+_PUBLISHED_IN_JSON = re.compile(rb'"datePublished":"([0-9]{4}-[0-9]{2}-[0-9]{2})')
+
+
+def iso_date(value: Any) -> str | None:
+    """``YYYY-MM-DD`` (or ``YYYY``) of a stored date or timestamp; None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10000:
+        return f"{value:04d}"
+    if not isinstance(value, str) or is_placeholder(value.strip()):
+        return None
+    match = _DATE.match(value.strip())
+    if not match:
+        return None
+    year, month, day = match.groups()
+    return f"{year}-{month}-{day}" if month else year
+
+
+def record_issued(record: Mapping[str, Any]) -> str | None:
+    """A record's issue date: its ``datePublished``, as a date."""
+    return iso_date(record.get("datePublished"))
+
+
+def earliest_record_published(table: RecordTable | None) -> str | None:
+    """The earliest ``datePublished`` among a project's records, without parsing each record's JSON."""
+    if not table:
+        return None
+    earliest: bytes | None = None
+    for index in range(len(table)):
+        match = _PUBLISHED_IN_JSON.search(table.document(index))
+        if match and (earliest is None or match.group(1) < earliest):
+            earliest = match.group(1)
+    return earliest.decode() if earliest else None
+
+
+def _licence_date(project: Project) -> str | None:
+    legal = project.get("legalInfo")
+    found = []
+    for entry in legal if isinstance(legal, tuple) else (legal,):
+        licence = entry.get("license") if isinstance(entry, Mapping) else None
+        date = iso_date(licence.get("licenseDate")) if isinstance(licence, Mapping) else None
+        if date:
+            found.append(date)
+    return min(found, default=None)
+
+
+def _project_issued(catalog: Catalog, project: Project) -> str | None:
+    return (
+        iso_date(project.get("dataPublicationYear"))
+        or earliest_record_published(catalog.records_of(project))
+        or _licence_date(project)
+        or (iso_date(project.get("endDate")) if project.status == "Finished" else None)
+        or iso_date(project.get("startDate"))
+    )
+
+
+def project_issued(catalog: Catalog, project: Project) -> str | None:
+    """A project's issue date (see the module docstring); computed once per catalogue."""
+    return memo_for(catalog).get(("project-issued", project.key), lambda: _project_issued(catalog, project))
+
+
+def year(date: str | None) -> str | None:
+    """The publication year of an issue date."""
+    return date[:4] if date else None

@@ -1,0 +1,87 @@
+"""Which persistent identifier identifies an item, and when none can.
+
+A pid identifies one thing. When several items carry the same pid (the five
+projects 0801a-0801e and the cluster ``cluster-003-beol`` share one ARK), a
+harvester that deduplicates by identifier would merge them, so none of them is
+identified by it: each item is identified by its own landing-page URL, and the
+shared pid becomes a related identifier (``IsPartOf`` the cluster that owns
+it, where one does).
+
+Framework-free: landing URLs are ``base_url`` + a page path the caller builds
+(``catalog.formats.links``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from catalog.domain.memo import memo_for
+from catalog.domain.model import Catalog, Cluster, Project, is_placeholder
+
+
+def _pid(value: object) -> str | None:
+    if isinstance(value, str) and value.strip() and not is_placeholder(value.strip()):
+        return value.strip().rstrip("/")
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SharedPids:
+    """The pids of projects that some other project or cluster also carries, and who owns each."""
+
+    counts: dict[str, int]  # pid -> how many projects and clusters carry it (only those > 1)
+    owner: dict[str, Cluster]  # shared pid -> the cluster carrying it, when exactly one does
+
+    def is_shared(self, pid: str | None) -> bool:
+        return bool(pid) and pid.rstrip("/") in self.counts
+
+
+def _shared_pids(catalog: Catalog) -> SharedPids:
+    carriers: Counter[str] = Counter()
+    clusters: dict[str, list[Cluster]] = {}
+    for project in catalog.projects:
+        if pid := _pid(project.pid):
+            carriers[pid] += 1
+    for cluster in catalog.clusters.values():
+        if pid := _pid(cluster.get("pid")):
+            carriers[pid] += 1
+            clusters.setdefault(pid, []).append(cluster)
+    counts = {pid: n for pid, n in carriers.items() if n > 1}
+    owner = {pid: found[0] for pid, found in clusters.items() if pid in counts and len(found) == 1}
+    return SharedPids(counts, owner)
+
+
+def shared_pids(catalog: Catalog) -> SharedPids:
+    """Computed once per catalogue. Records' pids are unique by construction (their table is keyed by pid)."""
+    return memo_for(catalog).get("shared-pids", lambda: _shared_pids(catalog))
+
+
+@dataclass(frozen=True, slots=True)
+class ItemIdentity:
+    """What identifies an item, and the shared pid it is related to instead (if any)."""
+
+    identifier: str
+    identifier_type: str  # "ARK" | "DOI" | "URL"
+    shared_pid: str | None = None
+    shared_pid_owner: Cluster | None = None  # the cluster the item IsPartOf through the shared pid
+
+
+def pid_type(pid: str) -> str:
+    """DataCite identifierType of a pid URL."""
+    if "ark:/" in pid:
+        return "ARK"
+    if "doi.org/10." in pid or pid.lower().startswith("doi:"):
+        return "DOI"
+    return "URL"
+
+
+def project_identity(catalog: Catalog, project: Project, landing_url: str) -> ItemIdentity:
+    """The project's own pid if only it carries one; else its landing page (``base_url`` + page path)."""
+    pid = _pid(project.pid)
+    shared = shared_pids(catalog)
+    if pid and not shared.is_shared(pid):
+        return ItemIdentity(project.pid.strip(), pid_type(pid))
+    if pid:
+        return ItemIdentity(landing_url, "URL", project.pid.strip(), shared.owner.get(pid))
+    return ItemIdentity(landing_url, "URL")
