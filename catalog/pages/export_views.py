@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
+from catalog.domain.identifiers import project_identity
 from catalog.domain.memo import memo_for
 from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable
 from catalog.domain.values import is_http_url
@@ -112,7 +113,7 @@ def project_described(catalog: Catalog, project: Project, base_url: str) -> Desc
     def signposts(base: str, cap: int | None) -> list[TypedLink]:
         described = project_described(catalog, project, base)
         doc = document()
-        cite_as = project.pid if is_http_url(project.pid) else base + page_path
+        cite_as = project_identity(catalog, project, base + page_path).identifier
         found = _common_signposts(described, base, cite_as, "https://schema.org/Dataset", doc)
         table = catalog.records_of(project)
         pids = table.pids if table is not None else ()
@@ -127,7 +128,7 @@ def project_described(catalog: Catalog, project: Project, base_url: str) -> Desc
         links.project_json_path(project.shortcode),
         project.shortcode,
         exports.WORK_EXPORTS,
-        _work_builder(document, item, lambda: citation.citation_data(catalog, project)),
+        _work_builder(document, item, lambda: citation.citation_data(catalog, project, base_url + page_path)),
         signposts,
     )
 
@@ -162,7 +163,13 @@ def record_described(catalog: Catalog, project: Project, table: RecordTable, ind
         links.record_json_path(project.shortcode, pid),
         f"{project.shortcode}-{links.record_suffix(pid)}",
         exports.WORK_EXPORTS,
-        _work_builder(document, item, lambda: citation.record_citation_data(catalog, project, table, index)),
+        _work_builder(
+            document,
+            item,
+            lambda: citation.record_citation_data(
+                catalog, project, table, index, base_url + links.project_path(project.shortcode)
+            ),
+        ),
         signposts,
     )
 

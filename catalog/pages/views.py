@@ -270,7 +270,7 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
         if tab not in {tab_id for tab_id, _, _ in page.tabs}:
             raise Http404(f"The project {project_.shortcode} has no tab {tab!r}.")
         document = jsonld.project_dataset(catalog, project_, _base_url(request), settings.SVC.oai_repository_name)
-        data = citation.citation_data(catalog, project_)
+        data = citation.citation_data(catalog, project_, _base_url(request) + links.project_path(project_.shortcode))
         return _render(
             request,
             "project.html",
@@ -386,7 +386,9 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
     def render() -> str:
         page = presenters.build_record_page(project_, table, index, _values())
         document = jsonld.record_work(catalog, project_, table, index, _base_url(request))
-        data = citation.record_citation_data(catalog, project_, table, index)
+        data = citation.record_citation_data(
+            catalog, project_, table, index, _base_url(request) + links.project_path(project_.shortcode)
+        )
         return _render(
             request,
             "record.html",
