@@ -46,7 +46,7 @@ def test_bibtex_of_0803(client, corpus):
     assert (
         entry["title"] == "{Die Bilderfolgen der Basler Frühdrucke: Spätmittelalterliche Didaxe als Bild-Text-Lektüre}"
     )
-    assert entry["year"] == "2012"
+    assert entry["year"] == "2011"  # the Issued rule: no dataPublicationYear, first record published 2011-04-14
     assert entry["url"] == "https://ark.dasch.swiss/ark:/72163/1/0803"
 
 
@@ -76,7 +76,7 @@ def test_ris_of_every_corpus_project_parses(client, corpus):
 def test_ris_of_0803(client, corpus):
     (entry,) = rispy.loads(download(client, "0803", "ris").content.decode())
     assert entry["authors"][0] == "Schellewald, Barbara"
-    assert entry["year"] == "2012"
+    assert entry["year"] == "2011"  # the Issued rule: no dataPublicationYear, first record published 2011-04-14
     assert entry["urls"] == ["https://ark.dasch.swiss/ark:/72163/1/0803"]
     assert "Late Middle Ages" in entry["keywords"]
 
@@ -106,4 +106,4 @@ def test_project_without_creators_is_cited_as_the_publisher(client, tmp_path, in
 
 def test_unknown_project_citation_is_404(client, corpus):
     assert client.get("/projects/NOPE/citation.ris").status_code == 404
-    assert client.get("/projects/0803/citation.txt").status_code == 404
+    assert client.get("/projects/0803/citation.doc").status_code == 404

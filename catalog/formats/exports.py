@@ -71,5 +71,11 @@ def standalone_xml(oai_metadata: str) -> bytes:
 _UNSAFE_FILE = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def download_name(stem: str, export: Export) -> str:
-    return _UNSAFE_FILE.sub("_", stem) + "." + export.file.rpartition("/")[2].removeprefix("metadata.")
+CITATION_FILES = frozenset({BIBTEX, RIS, CSL_JSON})
+
+
+def content_disposition(stem: str, export: Export) -> str:
+    """Citation files download (reference managers open them); metadata documents show inline."""
+    extension = export.file.removeprefix("metadata.").removeprefix("citation.")
+    kind = "attachment" if export in CITATION_FILES else "inline"
+    return f'{kind}; filename="{_UNSAFE_FILE.sub("_", stem)}.{extension}"'

@@ -14,7 +14,19 @@ from typing import Any
 
 from catalog.domain import dates
 from catalog.domain.identifiers import project_identity
-from catalog.domain.model import Catalog, Cluster, Collection, Frozen, Organization, Person, Project, RecordTable
+from catalog.domain.model import (
+    PREFERRED_LANGUAGES,
+    Catalog,
+    Cluster,
+    Collection,
+    Frozen,
+    Organization,
+    Person,
+    Project,
+    RecordTable,
+    is_placeholder,
+    language_items,
+)
 from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
 from catalog.domain.temporal import resolve
 from catalog.domain.values import (
@@ -70,14 +82,24 @@ def cut_at_sentence(text: str, length: int) -> str:
 
 
 def dataset_description(project: Project) -> str:
-    """One text in one language (English first), 50 to 5000 characters, cut at a sentence or a word.
+    """One text in one language, 50 to 5000 characters, cut at a sentence or a word.
 
-    The project's description, else its abstract, else its short description:
-    the first of them that is long enough on its own (texts are never joined,
-    which would mix languages and repeat summaries).
+    English first, then the other preferred languages, then untagged text; within
+    a language the description, else the abstract, else the short description:
+    the first long enough on its own. Texts are never joined (that mixed
+    languages and repeated summaries).
     """
-    texts = [_text(project.get(name)) for name in ("description", "abstract", "shortDescription")]
-    description = next((t for t in texts if len(t) >= DESCRIPTION_MIN), max(texts, key=len))
+    candidates: list[tuple[int, int, str]] = []
+    for field_rank, name in enumerate(("description", "abstract", "shortDescription")):
+        for value in stored_list(project.get(name)):
+            for lang, text in language_items(value):
+                text = " ".join(text.split())
+                if text and not is_placeholder(text):
+                    language_rank = PREFERRED_LANGUAGES.index(lang) if lang in PREFERRED_LANGUAGES else 99
+                    candidates.append((language_rank, field_rank, text))
+    candidates.sort(key=lambda candidate: candidate[:2])
+    texts = [text for _, _, text in candidates]
+    description = next((t for t in texts if len(t) >= DESCRIPTION_MIN), max(texts, key=len, default=""))
     if len(description) < DESCRIPTION_MIN:
         name = project.name or project.shortcode
         description = f"{description} Research data of the project {name} (shortcode {project.shortcode}).".strip()

@@ -242,7 +242,7 @@ def export_response(request: HttpRequest, described: Described, key: str) -> Htt
     content_type = f"{export.media_type}; charset=utf-8"
     response = HttpResponse(described.build(export, style), content_type=content_type)
     if export is not exports.CITATION_TEXT:
-        response["Content-Disposition"] = f'inline; filename="{exports.download_name(described.stem, export)}"'
+        response["Content-Disposition"] = exports.content_disposition(described.stem, export)
     return response
 
 
