@@ -70,8 +70,11 @@ def stored_strings(value: Frozen) -> tuple[str, ...]:
 
 
 def stored_list(value: Frozen) -> tuple[Frozen, ...]:
+    """A stored list as a tuple: frozen (a project's) or parsed JSON (a record's, read on demand)."""
     if isinstance(value, tuple):
         return value
+    if isinstance(value, list):
+        return tuple(value)
     return () if value is None else (value,)
 
 
