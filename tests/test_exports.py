@@ -171,3 +171,12 @@ def test_signposting_of_a_record_over_http(corpus_server):
 def test_shared_pid_is_not_cite_as(corpus_server):
     found = signposting.find_signposting_http(f"{corpus_server.base_url}/projects/0801b")
     assert str(found.citeAs.target) == f"{corpus_server.base_url}/projects/0801b"
+
+
+def test_about_page_describes_the_data_catalog_the_datasets_are_in(client, corpus):
+    tree = html.fromstring(client.get("/about").content)
+    about = json.loads(tree.xpath("//script[@type='application/ld+json']/text()")[0])
+    dataset = json.loads(client.get("/projects/0803/metadata.jsonld").content)
+    assert about["@type"] == "DataCatalog" and about["@id"] == dataset["includedInDataCatalog"]["@id"]
+    assert about["@id"] == "http://testserver/about#catalog" and tree.xpath("//*[@id='catalog']")
+    assert about["distribution"]["contentUrl"] == "http://testserver/catalogue.jsonld"

@@ -563,6 +563,17 @@ def about(request: HttpRequest) -> HttpResponse:
             "about.html",
             {
                 "counts": catalog.counts(),
+                "jsonld": jsonld.to_script(
+                    {
+                        "@context": "https://schema.org",
+                        **jsonld.data_catalog(_base_url(request), settings.SVC.oai_repository_name),
+                        "distribution": {
+                            "@type": "DataDownload",
+                            "encodingFormat": "application/ld+json",
+                            "contentUrl": _base_url(request) + export_views.CATALOGUE_PATH,
+                        },
+                    }
+                ),
                 "oai_base_url": settings.SVC.oai_base_url,
                 "meta": presenters.PageMeta(
                     title="About",
