@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from catalog.domain.memo import BytesLRU
 from catalog.domain.model import Catalog
@@ -64,6 +65,12 @@ class ProtocolError(Exception):
     def __init__(self, *errors: OaiError) -> None:
         super().__init__(errors)
         self.errors = errors
+
+
+def site_url(base_url: str) -> str:
+    """The origin of the OAI base URL: the site whose pages identify items that have no pid of their own."""
+    parts = urlsplit(base_url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +128,8 @@ def _render(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: Oa
         checked, dates = check_arguments(verb, arguments)
     except ProtocolError as error:
         return _response(_request_element(config), _errors(error.errors))
-    request = Request(verb, checked, dates, repository_for(catalog, config.repository_identifier), config)
+    repository = repository_for(catalog, config.repository_identifier, site_url(config.base_url))
+    request = Request(verb, checked, dates, repository, config)
     try:
         content = HANDLERS[verb](request)
     except ProtocolError as error:
@@ -288,7 +296,8 @@ def _list_state(request: Request) -> tuple[tokens.ListState, MetadataFormat]:
     set_spec = request.arguments.get("set")
     oai_set = repository.find_set(set_spec)
     if set_spec is not None and oai_set is None:
-        raise ProtocolError(OaiError("badArgument", f"'{set_spec}' is not a set of this repository"))
+        # OAI-PMH 2.0 §4.6/§4.7: a set the repository does not have selects no records.
+        raise ProtocolError(OaiError("noRecordsMatch", f"'{set_spec}' is not a set of this repository"))
     total = repository.count(oai_set, request.dates)
     if total == 0:
         raise ProtocolError(OaiError("noRecordsMatch", "no items match the request"))

@@ -100,16 +100,17 @@ class ProjectEntry:
     record_header_open: str  # "<header><identifier>oai:…/" up to the record's own part
     record_header_close: str  # set memberships and "</header>"
     pid_prefix: str  # the pid prefix its records share, with the trailing "/"
-    pid_related: item_metadata.Related | None  # a record's IsPartOf relation to the project
+    context: item_metadata.ProjectContext  # what its records take from it
     fallback_year: str
 
 
 class Repository:
     """Built lazily once per catalogue (and repository identifier); read-only afterwards."""
 
-    def __init__(self, catalog: Catalog, repository_identifier: str) -> None:
+    def __init__(self, catalog: Catalog, repository_identifier: str, site_url: str) -> None:
         self.catalog = catalog
         self.repository_identifier = repository_identifier
+        self.site_url = site_url  # the origin of the landing pages that identify items without a pid of their own
         self.data_version = catalog.data_version
         self.identifier_prefix = f"oai:{repository_identifier}:"
         self.sets: SetIndex = build_sets(catalog)
@@ -143,7 +144,7 @@ class Repository:
             record_header_open=f"<header><identifier>{esc(identifier)}/",
             record_header_close=f"{_set_specs(self.sets.record_specs[index])}</header>",
             pid_prefix=_shared_pid_prefix(table),
-            pid_related=item_metadata.pid_related(project.pid, "IsPartOf"),
+            context=item_metadata.project_context(self.catalog, project, self.site_url, datestamp[:4]),
             fallback_year=datestamp[:4],
         )
 
@@ -296,12 +297,12 @@ class Repository:
             key = (metadata_format.prefix, project)
             rendered = self._project_metadata.get(key)
             if rendered is None:
-                item = item_metadata.project_metadata(self.catalog, entry.project, entry.local_id, entry.fallback_year)
+                item = item_metadata.project_metadata(self.catalog, entry.project, self.site_url, entry.fallback_year)
                 rendered = self._project_metadata[key] = metadata_format.render(item)
             return rendered
         table = self.tables[project]
         assert table is not None
-        item = item_metadata.record_metadata(table.record(record), entry.pid_related, entry.fallback_year)
+        item = item_metadata.record_metadata(table.record(record), entry.context)
         return metadata_format.render(item)
 
     def record(self, position: Position, metadata_format: MetadataFormat) -> str:
@@ -318,8 +319,9 @@ def _count_in_range(table: RecordTable, dates: DateRange, project_in_range: bool
     return undated + sum(1 for stamp in stamps if low <= stamp <= high)
 
 
-def repository_for(catalog: Catalog, repository_identifier: str) -> Repository:
+def repository_for(catalog: Catalog, repository_identifier: str, site_url: str) -> Repository:
     """The repository view of ``catalog``, built on first use and kept while it is current."""
     return memo_for(catalog).get(
-        ("oai-repository", repository_identifier), lambda: Repository(catalog, repository_identifier)
+        ("oai-repository", repository_identifier, site_url),
+        lambda: Repository(catalog, repository_identifier, site_url),
     )

@@ -1,10 +1,16 @@
 """OAI-PMH sets (SPEC §5.3) and which items each one selects.
 
-``entityType:ResearchProject``/``Record``/``ProjectCluster``, ``project:<shortcode>``
-(that project's records) and ``cluster:<id>`` (the cluster's projects and their
-records). A ``:`` is a level of the set hierarchy, so ``entityType``,
-``project`` and ``cluster`` are sets too, each the union of its children.
-Clusters are not items, so ``entityType:ProjectCluster`` selects nothing.
+``entityType:ResearchProject``/``Record``, ``project:<shortcode>`` (that
+project's records), ``cluster:<id>`` (the cluster's projects and their records)
+and ``openaire_data`` (what the OpenAIRE Guidelines for Data Archives ask a
+data archive to expose; see :func:`item_metadata.meets_openaire_mandatory`). A ``:``
+is a level of the set hierarchy, so ``entityType``, ``project`` and
+``cluster`` are sets too, each the union of its children.
+
+A set that can never hold an item is not advertised: clusters are not items
+(no ``entityType:ProjectCluster``), and a project without records has no
+``project:<shortcode>`` set. Asking for a set that is not advertised selects
+nothing (``noRecordsMatch``).
 
 A selection is a list of project indexes plus whether those projects and/or
 their records are in the set, so listing and counting never test membership
@@ -19,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from catalog.domain.model import Catalog
+from catalog.formats.item_metadata import meets_openaire_mandatory
 
 logger = logging.getLogger("oaipmh")
 
@@ -29,7 +36,7 @@ PROJECT_SETS = "project"
 CLUSTER_SETS = "cluster"
 PROJECTS_SET = "entityType:ResearchProject"
 RECORDS_SET = "entityType:Record"
-CLUSTERS_SET = "entityType:ProjectCluster"
+OPENAIRE_SET = "openaire_data"  # setSpec and setName recommended by the OpenAIRE Guidelines for Data Archives
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,17 +71,21 @@ class SetIndex:
 def build_sets(catalog: Catalog) -> SetIndex:
     projects = catalog.projects
     everything = tuple(range(len(projects)))
+    with_records = tuple(index for index, project in enumerate(projects) if catalog.records_of(project))
     sets = [
         OaiSet(ENTITY_TYPE, "Entity types", Selection(True, True, everything)),
         OaiSet(PROJECTS_SET, "Research Projects", Selection(True, False, everything)),
-        OaiSet(RECORDS_SET, "Records", Selection(False, True, everything)),
-        OaiSet(CLUSTERS_SET, "Project Clusters", Selection(False, False, ())),
-        OaiSet(PROJECT_SETS, "Records by project", Selection(False, True, everything)),
     ]
+    if with_records:
+        sets.append(OaiSet(RECORDS_SET, "Records", Selection(False, True, with_records)))
+        sets.append(OaiSet(PROJECT_SETS, "Records by project", Selection(False, True, with_records)))
+    openaire = tuple(index for index, project in enumerate(projects) if meets_openaire_mandatory(catalog, project))
+    if openaire:
+        sets.append(OaiSet(OPENAIRE_SET, "OpenAIRE", Selection(True, True, openaire)))
     project_set_specs: list[str | None] = []
     aliases: dict[str, OaiSet] = {}  # project:<lowercase shortcode>
     for index, project in enumerate(projects):
-        spec = _spec(PROJECT_SETS, project.shortcode)
+        spec = _spec(PROJECT_SETS, project.shortcode) if index in with_records else None
         project_set_specs.append(spec)
         if spec:
             sets.append(OaiSet(spec, project.name or project.shortcode, Selection(False, True, (index,))))
@@ -89,16 +100,20 @@ def build_sets(catalog: Catalog) -> SetIndex:
     clusters_of: list[list[str]] = [[] for _ in projects]
     cluster_sets: list[OaiSet] = []
     for cluster in catalog.clusters.values():
-        spec = _spec(CLUSTER_SETS, cluster.id)
+        indexes = tuple(sorted(set(members.get(cluster.id, ()))))
+        spec = _spec(CLUSTER_SETS, cluster.id) if indexes else None
         if not spec:
             continue
-        indexes = tuple(sorted(set(members.get(cluster.id, ()))))
         for index in indexes:
             clusters_of[index].append(spec)
         cluster_sets.append(OaiSet(spec, cluster.name or cluster.id, Selection(True, True, indexes)))
     clustered = tuple(index for index, specs in enumerate(clusters_of) if specs)
-    sets.append(OaiSet(CLUSTER_SETS, "Project clusters (their projects and records)", Selection(True, True, clustered)))
+    if clustered:
+        sets.append(
+            OaiSet(CLUSTER_SETS, "Project clusters (their projects and records)", Selection(True, True, clustered))
+        )
     sets.extend(cluster_sets)
+    openaire_of = set(openaire)
 
     def with_parents(specs: Sequence[str]) -> tuple[str, ...]:
         ordered: list[str] = []
@@ -107,9 +122,20 @@ def build_sets(catalog: Catalog) -> SetIndex:
             ordered.extend(name for name in (parent, spec) if name not in ordered)
         return tuple(ordered)
 
-    project_specs = tuple(with_parents([PROJECTS_SET, *clusters_of[i]]) for i in range(len(projects)))
+    openaire_spec = [OPENAIRE_SET]
+    project_specs = tuple(
+        with_parents([PROJECTS_SET, *clusters_of[i], *(openaire_spec if i in openaire_of else ())])
+        for i in range(len(projects))
+    )
     record_specs = tuple(
-        with_parents([RECORDS_SET, *filter(None, [project_set_specs[i]]), *clusters_of[i]])
+        with_parents(
+            [
+                RECORDS_SET,
+                *filter(None, [project_set_specs[i]]),
+                *clusters_of[i],
+                *(openaire_spec if i in openaire_of else ()),
+            ]
+        )
         for i in range(len(projects))
     )
     by_spec = {**aliases, **{oai_set.spec: oai_set for oai_set in sets}}

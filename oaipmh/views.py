@@ -30,7 +30,8 @@ def oai_settings() -> protocol.OaiSettings:
 
 def warm_up() -> None:
     """Build the OAI view of the catalogue before workers fork, so they share it and none pays for it."""
-    repository_for(get_catalog(), settings.SVC.oai_repository_identifier)
+    config = settings.SVC
+    repository_for(get_catalog(), config.oai_repository_identifier, protocol.site_url(config.oai_base_url))
 
 
 @csrf_exempt

@@ -78,7 +78,7 @@ def test_persons_and_records_negotiate_too(client, corpus):
 
 def test_datacite_and_dc_exports_are_the_oai_mapping_and_valid(client, corpus):
     project = corpus.get_project("0803")
-    item = item_metadata.project_metadata(corpus, project, "http://testserver/projects/0803", "2016")
+    item = item_metadata.project_metadata(corpus, project, "http://testserver", "2016")
     for path, writer in (("datacite.xml", datacite_xml.render), ("dc.xml", dublin_core_xml.render)):
         body = client.get(f"/projects/0803/{path}").content
         assert body == exports.standalone_xml(writer(item))

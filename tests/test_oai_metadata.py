@@ -68,14 +68,18 @@ def test_project_creators_contributors_and_identifiers(client, corpus):
         ("Jaouen, Loïc", "Other"),
         ("Gonzalez, Philippe", "ContactPerson"),
     } <= contributors
-    assert not {name for name, kind in contributors if kind not in ("ContactPerson", "RightsHolder")} & {
-        "Gonzalez, Philippe",
-        "Roca Escoda, Marta",
+    # A creator keeps the roles that are not leading ("Project leader, Data curator"), as contributor.
+    assert {(name, kind) for name, kind in contributors if name in ("Gonzalez, Philippe", "Roca Escoda, Marta")} == {
+        ("Gonzalez, Philippe", "ContactPerson"),
+        ("Gonzalez, Philippe", "DataCurator"),
+        ("Roca Escoda, Marta", "DataCurator"),
     }
     assert values(resource, "d:alternateIdentifiers/d:alternateIdentifier/text()") == ["0101"]
     assert values(resource, "d:resourceType/@resourceTypeGeneral") == ["Project"]
     assert values(resource, "d:publisher/text()") == ["DaSCH"]
-    assert values(resource, "d:publicationYear/text()") == ["2016"]
+    # Issued: no dataPublicationYear and no records, so the licence date (2021-09-02), not the start (2016).
+    assert values(resource, "d:publicationYear/text()") == ["2021"]
+    assert values(resource, "d:dates/d:date[@dateType='Issued']/text()") == ["2021-09-02"]
 
 
 def test_compound_and_german_roles_make_creators(client, corpus, corpus_catalog):
@@ -131,7 +135,11 @@ def test_titles_subjects_descriptions_languages(client, corpus):
 def test_dates_and_temporal_coverage(client, corpus):
     resource = datacite(client, "0101")
     dates = [(d.get("dateType"), d.text, d.get("dateInformation")) for d in resource.findall("d:dates/d:date", NS)]
-    assert dates == [("Collected", "2016-08-01/2019-07-31", None), ("Coverage", "2006/2016", "2006-2016")]
+    assert dates == [
+        ("Issued", "2021-09-02", None),
+        ("Collected", "2016-08-01/2019-07-31", None),
+        ("Coverage", "2006/2016", "2006-2016"),
+    ]
     # A ChronOntology period resolves through chronontology-periods.json.
     chronontology = datacite(client, "0804")
     coverage = chronontology.find("d:dates/d:date[@dateInformation='19th Century (1800 - 1899)']", NS)
@@ -140,15 +148,18 @@ def test_dates_and_temporal_coverage(client, corpus):
     embargoed = datacite(client, "8055")
     assert values(embargoed, "d:dates/d:date[@dateType='Available']/text()") == ["2029-08-31"]
     assert values(embargoed, "d:rightsList/d:rights[not(@rightsIdentifier)]/@rightsURI") == [
-        "http://purl.org/coar/access_right/c_f1cf"
+        "http://purl.org/coar/access_right/c_f1cf",
+        "info:eu-repo/semantics/embargoedAccess",
     ]
+    assert ("date", "info:eu-repo/date/embargoEnd/2029-08-31") in dublin_core(client, "8055")
 
 
-def test_unresolvable_coverage_keeps_the_name_with_an_empty_date(client, corpus):
-    # 082D's ChronOntology period "Swiss" is in neither file with a date.
+def test_unresolvable_coverage_keeps_the_name_without_an_empty_date(client, corpus):
+    # 082D's ChronOntology period "Swiss" is in neither file with a date: no empty DataCite date, the name in oai_dc.
     resource = datacite(client, "082D")
-    swiss = resource.find("d:dates/d:date[@dateInformation='Swiss']", NS)
-    assert swiss is not None and swiss.get("dateType") == "Coverage" and not swiss.text
+    assert resource.find("d:dates/d:date[@dateInformation='Swiss']", NS) is None
+    assert all(date.text for date in resource.findall("d:dates/d:date", NS))
+    assert ("coverage", "Swiss") in dublin_core(client, "082D")
 
 
 def test_rights_spdx_only_for_spdx_licences(client, corpus):
@@ -220,10 +231,12 @@ def test_funding_references(client, corpus):
     assert "Swiss National Science Foundation (SNSF)" not in values(
         resource, "d:contributors//d:contributorName/text()"
     )
-    # The award URI is kept without an award number.
+    # The SNSF from the curated vocabulary: its Crossref Funder ID.
+    assert funding.findtext("d:funderIdentifier", namespaces=NS) == "https://doi.org/10.13039/501100001711"
+    assert funding.find("d:funderIdentifier", NS).get("funderIdentifierType") == "Crossref Funder ID"
+    # Without an award number there is no (empty) awardNumber.
     no_number = datacite(client, "080C").find("d:fundingReferences/d:fundingReference", NS)
-    assert no_number.find("d:awardNumber", NS).get("awardURI") == "https://www.bak.admin.ch/bak/de/home.html"
-    assert not no_number.findtext("d:awardNumber", namespaces=NS)
+    assert no_number.find("d:awardNumber", NS) is None
     # "No funding" is no grant.
     assert not values(datacite(client, next_without_funding(corpus)), "d:fundingReferences")
 
@@ -281,7 +294,13 @@ def test_oai_dc_of_a_project(client, corpus):
     assert ("coverage", "2006-2016") in dc and ("coverage", "France") in dc
     assert ("rights", "info:eu-repo/semantics/openAccess") in dc
     assert ("rights", "https://creativecommons.org/licenses/by-sa/4.0/") in dc
-    assert ("date", "2016-08-01") in dc
+    assert [value for kind, value in dc if kind == "date"] == ["2021-09-02"]  # Issued, not the start
+    assert [value for kind, value in dc if kind == "type"] == ["Collection"]  # DCMI Type
+    # Text-only publications travel as dc:relation text (0101 has 14 of them).
+    assert len([value for kind, value in dc if kind == "relation"]) == 14
+    # Rights holders and creators are not repeated as contributors.
+    contributors = [value for kind, value in dc if kind == "contributor"]
+    assert "Gonzalez, Philippe" not in contributors and len(contributors) == len(set(contributors))
 
 
 ILLEGAL = "\x00\x01\x08\x0b\x0c\x1f\udfff\ud800\ufffe\uffff"  # the surrogates pair with nothing
@@ -343,7 +362,9 @@ def test_odd_data_still_gives_valid_metadata(client, serve, tmp_path):
         )
     )
     project_resource = datacite(client, "0AAA")
-    assert values(project_resource, "d:identifier/text()") == ["ark:/72163/1/0AAA"]
+    # Without a pid, the project's landing page identifies it.
+    assert values(project_resource, "d:identifier/text()") == ["https://repository.dasch.swiss/projects/0AAA"]
+    assert values(project_resource, "d:identifier/@identifierType") == ["URL"]
     assert values(project_resource, "d:titles/d:title/text()") == ["0AAA"]
     assert values(project_resource, "d:language/text()") == ["de"]
     assert values(project_resource, "d:rightsList/d:rights/@rightsURI")[0] == "https://x.test/a%20b#c%23d"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from catalog import runtime
 from catalog.domain.loader import load_catalog
 from tests.conftest import CORPUS_DIR
 from tests.oai_support import (
@@ -87,16 +88,14 @@ def test_list_metadata_formats(client):
 def test_list_sets_has_the_hierarchy(client):
     document = oai(client, verb="ListSets")
     specs = document.xpath("//o:set/o:setSpec/text()", namespaces=NS)
-    assert specs[:5] == [
-        "entityType",
-        "entityType:ResearchProject",
-        "entityType:Record",
-        "entityType:ProjectCluster",
-        "project",
-    ]
-    assert "project:0803" in specs and "project:0801a" in specs and "cluster" in specs
+    assert specs[:5] == ["entityType", "entityType:ResearchProject", "entityType:Record", "project", "openaire_data"]
+    # A set that can never hold an item is not advertised: no clusters as items, no project without records.
+    catalog = runtime.get_catalog()
+    with_records = {f"project:{p.shortcode}" for p in catalog.projects if catalog.records_of(p)}
+    assert {s for s in specs if s.startswith("project:")} == with_records
+    assert "entityType:ProjectCluster" not in specs and "cluster" in specs
     assert {s for s in specs if s.startswith("cluster:")} == {f"cluster:cluster-00{n}" for n in range(1, 6)}
-    assert len(specs) == 5 + 85 + 1 + 5
+    assert len(specs) == 5 + len(with_records) + 1 + 5
     names = dict(zip(specs, document.xpath("//o:set/o:setName/text()", namespaces=NS), strict=True))
     assert names["cluster:cluster-003"] == "Bernoulli-Euler Online (BEOL)"
     assert token(document) is None
@@ -126,9 +125,14 @@ def test_projects_sharing_a_pid_get_distinct_identifiers_that_resolve(client):
             document = oai(client, verb="GetRecord", identifier=identifier, metadataPrefix=prefix)
             assert identifiers(document) == [identifier]
         assert not errors(oai(client, verb="ListMetadataFormats", identifier=identifier))
-    # Their metadata still names the ARK they share, and each its own shortcode.
+    # The ARK they share identifies none of them: each is identified by its landing page and IsPartOf the ARK
+    # (the cluster that carries it).
     document = oai(client, verb="GetRecord", identifier=shared[2], metadataPrefix="oai_datacite")
-    assert document.xpath("//d:identifier/text()", namespaces=NS) == ["https://ark.dasch.swiss/ark:/72163/1/0801"]
+    assert document.xpath("//d:identifier/text()", namespaces=NS) == ["https://repository.dasch.swiss/projects/0801c"]
+    assert document.xpath("//d:identifier/@identifierType", namespaces=NS) == ["URL"]
+    assert document.xpath("//d:relatedIdentifier[@relationType='IsPartOf']/text()", namespaces=NS) == [
+        "https://ark.dasch.swiss/ark:/72163/1/0801"
+    ]
     assert document.xpath("//d:alternateIdentifier/text()", namespaces=NS) == ["0801c"]
     # The shared pid itself names no single item.
     assert errors(
@@ -218,7 +222,6 @@ def test_bad_verb(client, query):
         {"verb": "ListIdentifiers", "metadataPrefix": ["oai_dc", "oai_dc"]},
         {"verb": "ListRecords", "metadataPrefix": "oai_dc", "resumptionToken": "abc"},  # exclusive
         {"verb": "ListSets", "resumptionToken": "abc", "set": "project"},
-        {"verb": "ListRecords", "metadataPrefix": "oai_dc", "set": "nonsense:set"},  # unknown set
         {"verb": "ListRecords", "metadataPrefix": "oai_dc", "set": "bad set"},  # malformed set
         {"verb": "ListRecords", "metadataPrefix": "oai dc"},  # malformed prefix
         {"verb": "GetRecord", "identifier": "oai:dasch.swiss:a b", "metadataPrefix": "oai_dc"},  # not a URI
@@ -275,7 +278,8 @@ def test_id_does_not_exist(client, identifier):
 
 def test_no_records_match(client):
     for arguments in (
-        {"set": "entityType:ProjectCluster"},  # clusters are sets, not items
+        {"set": "entityType:ProjectCluster"},  # clusters are sets, not items: not advertised
+        {"set": "nonsense:set"},  # an unknown set selects nothing (OAI-PMH 2.0 §3.6: noRecordsMatch)
         {"from": "2100-01-01"},
         {"until": "1900-01-01"},
     ):

@@ -33,6 +33,7 @@ from catalog.domain.loader import (
 from catalog.domain.model import is_placeholder
 from catalog.domain.temporal import chronontology_period_id, resolve
 from validation.schema import PathPart, SchemaSet, schemas
+from validation.warnings import MetadataWarning, Warn, metadata_warnings
 
 # A project role found as a person's job title (trimmed, lowercased, exact match)
 # belongs in a project's attributions as ``contributorType`` (SPEC §6).
@@ -105,6 +106,7 @@ class Report:
     data_dir: str
     findings: list[Finding]
     counts: dict[str, int]  # "files" and the number of objects of each type
+    warnings: list[MetadataWarning] = field(default_factory=list)  # valid data that degrades harvested metadata
 
     @property
     def valid(self) -> bool:
@@ -113,6 +115,10 @@ class Report:
     def counts_by_check(self) -> dict[str, int]:
         tally = Counter(finding.check.value for finding in self.findings)
         return {check.value: tally[check.value] for check in Check if tally[check.value]}
+
+    def warnings_by_check(self) -> dict[str, int]:
+        tally = Counter(warning.check.value for warning in self.warnings)
+        return {check.value: tally[check.value] for check in Warn if tally[check.value]}
 
 
 Progress = Callable[[str], None]
@@ -213,7 +219,9 @@ class _Validation:
         self.findings.sort(key=lambda f: (order.get(f.file.partition("/")[0], len(order)), f.file))
         counts = {"files": self.counts["files"]}
         counts.update({directory: self.counts[directory] for directory in ENTITY_DIRS})
-        return Report(str(self.root), self.findings, counts)
+        warnings = metadata_warnings(self.items)
+        warnings.sort(key=lambda w: (order.get(w.file.partition("/")[0], len(order)), w.file))
+        return Report(str(self.root), self.findings, counts, warnings)
 
     # -- reading ---------------------------------------------------------------
 

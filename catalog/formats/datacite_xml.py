@@ -14,9 +14,11 @@ KERNEL_SCHEMA = "http://schema.datacite.org/meta/kernel-4.6/metadata.xsd"
 SCHEMA_VERSION = "4.6"
 DATACENTRE_SYMBOL = "DASCH.DSP"
 
-# xsi is declared on the OAI-PMH root element.
+XSI_NAMESPACE = "http://www.w3.org/2001/XMLSchema-instance"
+
+# Every namespace is declared on the metadata root, so that the metadata parses on its own (harvesters store it so).
 OPEN = (
-    f'<oai_datacite xmlns="{NAMESPACE}" xsi:schemaLocation="{NAMESPACE} {SCHEMA}">'
+    f'<oai_datacite xmlns="{NAMESPACE}" xmlns:xsi="{XSI_NAMESPACE}" xsi:schemaLocation="{NAMESPACE} {SCHEMA}">'
     f"<schemaVersion>{SCHEMA_VERSION}</schemaVersion><datacentreSymbol>{DATACENTRE_SYMBOL}</datacentreSymbol>"
     f'<payload><resource xmlns="{KERNEL_NAMESPACE}" xsi:schemaLocation="{KERNEL_NAMESPACE} {KERNEL_SCHEMA}">'
 )
@@ -56,6 +58,23 @@ def _agent(element: str, agent: Agent, extra: str = "") -> str:
     return "".join(parts)
 
 
+def _publisher(item: ItemMetadata) -> str:
+    if not item.publisher_identifier:
+        return f"<publisher>{esc(item.publisher)}</publisher>"
+    return (
+        f'<publisher publisherIdentifier="{esc(item.publisher_identifier)}" publisherIdentifierScheme="ROR"'
+        f' schemeURI="https://ror.org/">{esc(item.publisher)}</publisher>'
+    )
+
+
+def _related_item(text: str) -> str:
+    """A publication known only by its citation: DataCite 4.4+ relatedItem, the citation as its title."""
+    return (
+        '<relatedItem relatedItemType="Text" relationType="IsCitedBy">'
+        f"<titles><title>{esc(text)}</title></titles></relatedItem>"
+    )
+
+
 def render(item: ItemMetadata) -> str:
     out = [
         OPEN,
@@ -63,7 +82,8 @@ def render(item: ItemMetadata) -> str:
         *(_agent("creator", agent) for agent in item.creators),
         "</creators><titles>",
         *(_text("title", title, "titleType") for title in item.titles),
-        f"</titles><publisher>{esc(item.publisher)}</publisher>",
+        "</titles>",
+        _publisher(item),
         f"<publicationYear>{item.publication_year}</publicationYear>",
         f'<resourceType resourceTypeGeneral="{item.resource_type[0]}">{esc(item.resource_type[1])}</resourceType>',
     ]
@@ -121,7 +141,9 @@ def render(item: ItemMetadata) -> str:
                 )
             out.append(f"<rights{attributes}>{esc(rights.text)}</rights>")
         if item.access:
+            # COAR (OpenAIRE Guidelines v3+) and info:eu-repo (v2, still read by OpenAIRE and BASE).
             out.append(f'<rights rightsURI="{item.access.coar_uri}">{item.access.coar_label}</rights>')
+            out.append(f'<rights rightsURI="{item.access.eu_repo_uri}">{item.access.coar_label}</rights>')
         out.append("</rightsList>")
     if item.descriptions:
         out.append("<descriptions>")
@@ -137,14 +159,21 @@ def render(item: ItemMetadata) -> str:
         out.append("<fundingReferences>")
         for funding in item.funding:
             out.append(f"<fundingReference><funderName>{esc(funding.funder)}</funderName>")
-            if funding.ror:
-                out.append(f'<funderIdentifier funderIdentifierType="ROR">{esc(funding.ror)}</funderIdentifier>')
-            if funding.award_number or funding.award_uri:
+            if funding.identifier:
+                out.append(
+                    f'<funderIdentifier funderIdentifierType="{funding.identifier_type}">'
+                    f"{esc(funding.identifier)}</funderIdentifier>"
+                )
+            if funding.award_number:
                 uri = f' awardURI="{esc(funding.award_uri)}"' if funding.award_uri else ""
-                out.append(f"<awardNumber{uri}>{esc(funding.award_number or '')}</awardNumber>")
+                out.append(f"<awardNumber{uri}>{esc(funding.award_number)}</awardNumber>")
             if funding.award_title:
                 out.append(f"<awardTitle>{esc(funding.award_title)}</awardTitle>")
             out.append("</fundingReference>")
         out.append("</fundingReferences>")
+    if item.related_texts:
+        out.append("<relatedItems>")
+        out.extend(_related_item(text) for text in item.related_texts)
+        out.append("</relatedItems>")
     out.append(CLOSE)
     return "".join(out)

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from catalog.domain import dates, identifiers
+from catalog.domain.memo import memo_for
 from catalog.domain.model import (
     PLACEHOLDERS,
     Catalog,
@@ -23,13 +25,14 @@ from catalog.domain.model import (
     language_items,
     pick_language,
 )
-from catalog.domain.roles import is_creator_role
+from catalog.domain.roles import REPOSITORY_PUBLISHER, project_credits
 from catalog.domain.temporal import TemporalCoverage, resolve
-from catalog.formats import vocabularies
+from catalog.formats import links, vocabularies
 from catalog.formats.xmltext import is_language_tag, to_uri
 
-PUBLISHER = "DaSCH"
+PUBLISHER = REPOSITORY_PUBLISHER
 PROJECT_RESOURCE_TYPE = ("Project", "Research Project")
+RECORD_RESOURCE_TYPE = ("Other", "Record")  # a record that names no type of data
 
 ORCID_SCHEME_URI = "https://orcid.org"
 GND_SCHEME_URI = "https://d-nb.info/gnd/"
@@ -112,7 +115,8 @@ class Rights:
 @dataclass(frozen=True, slots=True)
 class Funding:
     funder: str
-    ror: str | None
+    identifier: str | None  # Crossref Funder ID (DOI URL) or ROR URL
+    identifier_type: str | None  # "Crossref Funder ID" | "ROR"
     award_number: str | None
     award_uri: str | None
     award_title: str | None
@@ -131,7 +135,10 @@ class ItemMetadata:
     subjects: list[Subject] = field(default_factory=list)
     descriptions: list[Text] = field(default_factory=list)
     dates: list[Date] = field(default_factory=list)
-    main_date: str | None = None  # dc:date
+    issued: str | None = None  # YYYY or YYYY-MM-DD: DataCite Issued, dc:date
+    embargo_end: str | None = None
+    publisher_identifier: str | None = None  # the publisher's ROR id, when known
+    related_texts: list[str] = field(default_factory=list)  # publications known only by their citation text
     languages: list[str] = field(default_factory=list)
     alternate_identifiers: list[tuple[str, str]] = field(default_factory=list)
     related: list[Related] = field(default_factory=list)
@@ -341,33 +348,40 @@ def _subjects(project: Project) -> list[Subject]:
     return list(dict.fromkeys(subjects))
 
 
+def _contributor_types(roles: tuple[str, ...] | list[str]) -> list[str]:
+    """DataCite contributorTypes of some role strings; "Other" only when none is recognised."""
+    types = list(dict.fromkeys(t for role in roles for t in vocabularies.contributor_types(role))) or ["Other"]
+    return [t for t in types if t != "Other"] or types
+
+
 def _creators_and_contributors(catalog: Catalog, project: Project) -> tuple[list[Agent], list[tuple[Agent, str]]]:
-    """A person or organisation is a creator if any of its roles is a creator role, else a contributor."""
-    roles_by_contributor: dict[str, list[str]] = {}
-    for attribution in project.attributions:
-        roles_by_contributor.setdefault(attribution.contributor_id, []).extend(attribution.roles)
+    """Creators are the attributions with a leading role (catalog.domain.roles); a creator's other roles
+    and everyone else's roles make contributors."""
     creators: list[Agent] = []
     contributors: list[tuple[Agent, str]] = []
-    for contributor_id, roles in roles_by_contributor.items():
-        agent = contributor_agent(contributor_id, catalog)
+    for credit in project_credits(project):
+        agent = contributor_agent(credit.contributor_id, catalog)
         if agent is None:
             continue
-        if any(is_creator_role(role) for role in roles):
+        if credit.is_creator:
             creators.append(agent)
-            continue
-        types = (
-            list(dict.fromkeys(t for role in roles for t in vocabularies.contributor_types(role)))
-            if roles
-            else ["Other"]
-        )
-        contributors.extend(
-            (agent, contributor_type) for contributor_type in [t for t in types if t != "Other"] or types
-        )
+            if not credit.other_roles:
+                continue
+        contributors.extend((agent, kind) for kind in _contributor_types(credit.other_roles))
     for contact_id in project.contact_point_ids:
         agent = contributor_agent(contact_id, catalog)
         if agent and (agent, "ContactPerson") not in contributors:
             contributors.append((agent, "ContactPerson"))
     return creators, contributors
+
+
+def _funder_identifier(funder: Person | Organization, name: str) -> tuple[str | None, str | None]:
+    """Crossref Funder ID from the curated list, else a ROR id (the list's, or the organisation's own sameAs)."""
+    known = vocabularies.known_organisation(name)
+    if known and known.crossref_funder_id:
+        return known.crossref_funder_id, "Crossref Funder ID"
+    ror = (known.ror if known else None) or (_organization_ror(funder) if isinstance(funder, Organization) else None)
+    return (ror, "ROR") if ror else (None, None)
 
 
 def _funding(catalog: Catalog, project: Project) -> list[Funding]:
@@ -382,50 +396,91 @@ def _funding(catalog: Catalog, project: Project) -> list[Funding]:
             if funder is None:
                 continue
             name = funder.sort_name if isinstance(funder, Person) else funder.display_name
-            ror = _organization_ror(funder) if isinstance(funder, Organization) else None
-            found.append(Funding(name, ror, number, uri_value(grant.get("url")), text_value(grant.get("name"))))
+            identifier, identifier_type = _funder_identifier(funder, name)
+            found.append(
+                Funding(
+                    name,
+                    identifier,
+                    identifier_type,
+                    number,
+                    uri_value(grant.get("url")),
+                    text_value(grant.get("name")),
+                )
+            )
     return found
 
 
-def _publications(project: Project) -> list[Related]:
+def _publications(project: Project) -> tuple[list[Related], list[str]]:
+    """Publications with a DOI or URL (``IsCitedBy``: they cite the project's data), and those known only by text."""
     related: list[Related] = []
+    texts_only: list[str] = []
     for publication in _as_list(project.get("publications")):
         pid = publication.get("pid") if isinstance(publication, Mapping) else None
         url = _reference_url(pid) if isinstance(pid, Mapping) else uri_value(pid)
-        if not url:
+        if url:
+            doi = _DOI_RE.search(url)
+            related.append(Related(doi.group(1), "DOI", "IsCitedBy") if doi else Related(url, "URL", "IsCitedBy"))
             continue
-        doi = _DOI_RE.search(url)
-        related.append(Related(doi.group(1), "DOI", "IsCitedBy") if doi else Related(url, "URL", "IsCitedBy"))
-    return related
+        text = text_value(publication.get("text")) if isinstance(publication, Mapping) else text_value(publication)
+        if text and text not in texts_only:
+            texts_only.append(text)
+    return related, texts_only
 
 
 def pid_related(pid: Any, relation: str) -> Related | None:
     url = uri_value(pid)
     if not url:
         return None
-    return Related(url, "ARK" if "ark:/" in url else "URL", relation)
+    return Related(url, identifiers.pid_type(url), relation)
 
 
-def project_metadata(catalog: Catalog, project: Project, fallback_identifier: str, fallback_year: str) -> ItemMetadata:
-    """``fallback_identifier`` stands in for a missing pid, ``fallback_year`` for a missing publication year."""
+def _person_names(catalog: Catalog) -> frozenset[str]:
+    """The names of the catalogue's persons, both orders: free-text names that match one are Personal."""
+    return memo_for(catalog).get(
+        "person-names",
+        lambda: frozenset(name for p in catalog.persons.values() for name in (p.display_name, p.sort_name)),
+    )
+
+
+def free_text_agent(name: str, person_names: frozenset[str]) -> Agent:
+    """A name the data gives as text only (authorship, copyright holder): Personal when it names a known person,
+    else Organizational (the publisher, an institution, or a project named as holder)."""
+    return Agent(name, "Personal" if name in person_names else "Organizational")
+
+
+def _publisher_identifier(publisher: str) -> str | None:
+    known = vocabularies.known_organisation(publisher)
+    return known.ror if known else None
+
+
+def landing_url(base_url: str, project: Project) -> str:
+    """The project's own page: its identifier when its pid is shared."""
+    return base_url + links.project_path(project.shortcode)
+
+
+def project_metadata(catalog: Catalog, project: Project, base_url: str, fallback_year: str) -> ItemMetadata:
+    """``base_url`` is the site's origin (for landing pages); ``fallback_year`` stands in for a missing date."""
     raw = project.raw
-    pid = uri_value(project.pid)
+    identity = identifiers.project_identity(catalog, project, landing_url(base_url, project))
     start, end = date_value(raw.get("startDate")), date_value(raw.get("endDate"))
     access, embargo = _access(raw.get("accessRights"))
     rights, holders = _legal_info(raw.get("legalInfo"))
     creators, contributors = _creators_and_contributors(catalog, project)
-    contributors.extend((Agent(holder), "RightsHolder") for holder in holders)
-    publication_year = _year_of(raw.get("dataPublicationYear"), start, end)
+    person_names = _person_names(catalog)
+    contributors.extend((free_text_agent(holder, person_names), "RightsHolder") for holder in holders)
+    issued = dates.project_issued(catalog, project)
 
     item = ItemMetadata(
-        identifier=pid or fallback_identifier,
-        identifier_type="ARK" if "ark:/" in (pid or fallback_identifier) else "URL",
+        identifier=identity.identifier,
+        identifier_type=identity.identifier_type,
         publisher=PUBLISHER,
-        publication_year=publication_year or fallback_year,
+        publisher_identifier=_publisher_identifier(PUBLISHER),
+        publication_year=dates.year(issued) or fallback_year,
         resource_type=PROJECT_RESOURCE_TYPE,
         creators=creators or [Agent(PUBLISHER, "Organizational")],
         contributors=contributors,
-        main_date=start,
+        issued=issued,
+        embargo_end=embargo,
         access=access,
         rights=rights,
     )
@@ -444,6 +499,8 @@ def project_metadata(catalog: Catalog, project: Project, fallback_identifier: st
         *texts(raw.get("description"), "Other"),
     ]
 
+    if issued:
+        item.dates.append(Date(issued, "Issued"))
     collected = _range(start, end)
     if collected:
         item.dates.append(Date(collected, "Collected"))
@@ -451,14 +508,15 @@ def project_metadata(catalog: Catalog, project: Project, fallback_identifier: st
         coverage = resolve(entry, catalog.chronontology_periods, catalog.temporal_coverage_enrichment)
         if coverage.name or coverage.date:
             item.coverage.append(coverage)
-            item.dates.append(Date(coverage.date or "", "Coverage", coverage.name))
-    if _year_of(raw.get("dataPublicationYear")):
-        item.dates.append(Date(_year_of(raw.get("dataPublicationYear")) or "", "Issued"))
+        if coverage.date:
+            item.dates.append(Date(coverage.date, "Coverage", coverage.name))
     if embargo:
         item.dates.append(Date(embargo, "Available"))
 
-    item.languages = [lang for lang in dict.fromkeys(_as_list(raw.get("dataLanguage"))) if is_language_tag(lang)]
+    item.languages = project_languages(project)
     item.alternate_identifiers = [(project.shortcode, "Shortcode")]
+    if identity.identifier_type == "URL" and identity.shared_pid is None and uri_value(project.pid):
+        item.alternate_identifiers.append((project.pid.strip(), identifiers.pid_type(project.pid)))
     parents = [
         pid_related(parent.get("pid"), "IsPartOf")
         for parent in (
@@ -466,7 +524,11 @@ def project_metadata(catalog: Catalog, project: Project, fallback_identifier: st
             *catalog.collections_by_project.get(project.key, ()),
         )
     ]
-    item.related = list(dict.fromkeys([*(p for p in parents if p), *_publications(project)]))
+    if identity.shared_pid:
+        # The shared pid identifies the cluster that carries it (or, without one, the group of its items).
+        parents.append(pid_related(identity.shared_pid, "IsPartOf"))
+    publications, item.related_texts = _publications(project)
+    item.related = list(dict.fromkeys([*(p for p in parents if p), *publications]))
     for place in _as_list(raw.get("spatialCoverage")):
         label = text_value(place.get("text")) if isinstance(place, Mapping) and "url" in place else pick_language(place)
         if text_value(label) and label not in item.places:
@@ -475,6 +537,47 @@ def project_metadata(catalog: Catalog, project: Project, fallback_identifier: st
     if not item.titles:
         item.titles.append(Text(project.shortcode))
     return item
+
+
+def meets_openaire_mandatory(catalog: Catalog, project: Project) -> bool:
+    """True when a project and its records carry what the OpenAIRE Guidelines for Data Archives make mandatory.
+
+    Identifier, creator (the publisher at worst), publisher and resource type are always there; a project
+    must name itself, have an issue date of its own and a known access right. Its records inherit the
+    issue date and carry their own identifier, title, creator and access right.
+    """
+    return (
+        bool(text_value(project.name))
+        and _access(project.get("accessRights"))[0] is not None
+        and dates.project_issued(catalog, project) is not None
+    )
+
+
+def project_languages(project: Project) -> list[str]:
+    """The project's data languages that are language tags; its records inherit them."""
+    return [lang for lang in dict.fromkeys(_as_list(project.get("dataLanguage"))) if is_language_tag(lang)]
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectContext:
+    """What every record of one project takes from its project and the catalogue, derived once."""
+
+    project_related: Related | None  # the record IsPartOf the project
+    fallback_year: str
+    languages: tuple[str, ...]
+    person_names: frozenset[str]
+    issued: str | None  # the project's: a record that says nothing of its publication was issued with it
+
+
+def project_context(catalog: Catalog, project: Project, base_url: str, fallback_year: str) -> ProjectContext:
+    identity = identifiers.project_identity(catalog, project, landing_url(base_url, project))
+    return ProjectContext(
+        project_related=Related(identity.identifier, identity.identifier_type, "IsPartOf"),
+        fallback_year=fallback_year,
+        languages=tuple(project_languages(project)),
+        person_names=_person_names(catalog),
+        issued=dates.project_issued(catalog, project),
+    )
 
 
 # --- records ------------------------------------------------------------------------
@@ -504,10 +607,10 @@ def _hashable(value: Any) -> Any:
     return value
 
 
-_last_shared: tuple[Any, Any, Any, _RecordShared] | None = None
+_last_shared: tuple[Any, Any, Any, frozenset[str], _RecordShared] | None = None
 
 
-def _record_shared(publisher_value: Any, legal: Any, access_value: Any) -> _RecordShared:
+def _record_shared(publisher_value: Any, legal: Any, access_value: Any, person_names: frozenset[str]) -> _RecordShared:
     """Derived once per distinct value: a million records mostly repeat a few.
 
     Consecutive records usually repeat the previous record's values, which a
@@ -515,9 +618,15 @@ def _record_shared(publisher_value: Any, legal: Any, access_value: Any) -> _Reco
     """
     global _last_shared
     last = _last_shared
-    if last is not None and last[0] == publisher_value and last[1] == legal and last[2] == access_value:
-        return last[3]
-    key = (_hashable(publisher_value), _hashable(legal), _hashable(access_value))
+    if (
+        last is not None
+        and last[3] is person_names
+        and last[0] == publisher_value
+        and last[1] == legal
+        and last[2] == access_value
+    ):
+        return last[4]
+    key = (_hashable(publisher_value), _hashable(legal), _hashable(access_value), id(person_names))
     shared = _shared_by_value.get(key)
     if shared is None:
         publisher = text_value(publisher_value) or PUBLISHER
@@ -525,8 +634,9 @@ def _record_shared(publisher_value: Any, legal: Any, access_value: Any) -> _Reco
         access, embargo = _access(access_value)
         shared = _RecordShared(
             publisher=publisher,
-            creators=tuple(Agent(name) for name in _authorship(legal)) or (Agent(publisher, "Organizational"),),
-            contributors=tuple((Agent(holder), "RightsHolder") for holder in holders),
+            creators=tuple(free_text_agent(name, person_names) for name in _authorship(legal))
+            or (Agent(publisher, "Organizational"),),
+            contributors=tuple((free_text_agent(holder, person_names), "RightsHolder") for holder in holders),
             rights=tuple(rights),
             access=access,
             embargo=embargo,
@@ -534,44 +644,43 @@ def _record_shared(publisher_value: Any, legal: Any, access_value: Any) -> _Reco
         if len(_shared_by_value) >= _MAX_SHARED:
             _shared_by_value.clear()
         _shared_by_value[key] = shared
-    _last_shared = (publisher_value, legal, access_value, shared)
+    _last_shared = (publisher_value, legal, access_value, person_names, shared)
     return shared
 
 
-def record_metadata(record: dict[str, Any], project_pid: Related | None, fallback_year: str) -> ItemMetadata:
-    """One record (its parsed JSON). ``project_pid`` is its IsPartOf relation to the project;
-    ``fallback_year`` stands in for missing dates."""
+def record_metadata(record: dict[str, Any], context: ProjectContext) -> ItemMetadata:
+    """One record (its parsed JSON), with what it takes from its project."""
     get = record.get
-    shared = _record_shared(get("publisher"), get("legalInfo"), get("accessRights"))
+    shared = _record_shared(get("publisher"), get("legalInfo"), get("accessRights"), context.person_names)
     pid = uri_value(get("pid")) or uri_value(get("id")) or ""
-    created, published, modified = (
-        date_value(get("dateCreated")),
-        date_value(get("datePublished")),
-        date_value(get("dateModified")),
-    )
+    created, modified = date_value(get("dateCreated")), date_value(get("dateModified"))
+    issued = dates.record_issued(record) or context.issued
     type_of_data = next(filter(None, map(text_value, _as_list(get("typeOfData")))), None)
     item = ItemMetadata(
         identifier=pid,
-        identifier_type="ARK" if "ark:/" in pid else "URL",
+        identifier_type=identifiers.pid_type(pid),
         publisher=shared.publisher,
-        publication_year=_year_of(published, created, modified) or fallback_year,
+        publisher_identifier=_publisher_identifier(shared.publisher),
+        publication_year=dates.year(issued) or _year_of(created, modified) or context.fallback_year,
         resource_type=(vocabularies.resource_type_general(type_of_data), type_of_data)
         if type_of_data
-        else ("Other", ""),
+        else RECORD_RESOURCE_TYPE,
         titles=texts(get("label")),
         creators=list(shared.creators),
         contributors=list(shared.contributors),
-        main_date=published or created or modified,
+        issued=issued,
+        embargo_end=shared.embargo,
         access=shared.access,
         rights=list(shared.rights),
+        languages=list(context.languages),
     )
     for keyword in _as_list(get("keywords")):
         item.subjects.extend(Subject(text.value, text.lang) for text in texts(keyword))
     if "description" in record:
         item.descriptions = texts(get("description"), "Abstract")
     for value, kind in (
+        (issued, "Issued"),
         (created, "Created"),
-        (published, "Available"),
         (modified, "Updated"),
         (shared.embargo, "Available"),
     ):
@@ -580,8 +689,8 @@ def record_metadata(record: dict[str, Any], project_pid: Related | None, fallbac
     record_id = uri_value(get("id"))
     if record_id and record_id != pid:
         item.alternate_identifiers.append((record_id, "IRI"))
-    if project_pid:
-        item.related.append(project_pid)
+    if context.project_related:
+        item.related.append(context.project_related)
     file = get("file")
     if isinstance(file, dict):
         file_url = uri_value(file.get("url"))

@@ -8,8 +8,10 @@ strings, memoised where the same few values come back for every record.
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from catalog.domain.roles import role_parts
 
@@ -184,3 +186,65 @@ _RESOURCE_TYPES = {
 def resource_type_general(type_of_data: str) -> str:
     """DataCite resourceTypeGeneral of a record's type of data ("Image" → Image, "Video" → Audiovisual)."""
     return _RESOURCE_TYPES.get(type_of_data.strip().lower(), "Other")
+
+
+# --- DCMI types (oai_dc dc:type) -------------------------------------------------
+
+DCMI_TYPE_PREFIX = "http://purl.org/dc/dcmitype/"
+# DataCite resourceTypeGeneral -> the DCMI Type term that names the same kind of thing.
+_DCMI_TYPES = {
+    "Audiovisual": "MovingImage",
+    "Collection": "Collection",
+    "Dataset": "Dataset",
+    "Image": "StillImage",
+    "InteractiveResource": "InteractiveResource",
+    "Model": "Dataset",
+    "PhysicalObject": "PhysicalObject",
+    "Project": "Collection",  # a project is published as the collection of its data
+    "Service": "Service",
+    "Software": "Software",
+    "Sound": "Sound",
+    "Text": "Text",
+}
+
+
+def dcmi_type(resource_type_general: str) -> str:
+    """The DCMI Type term of a DataCite resourceTypeGeneral; "Dataset" for anything else a data archive holds."""
+    return _DCMI_TYPES.get(resource_type_general, "Dataset")
+
+
+# --- Known organisations (funders, the publisher) ----------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KnownOrganisation:
+    key: str
+    name: str
+    crossref_funder_id: str | None
+    ror: str | None
+
+
+_ACRONYM_SUFFIX = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def _name_key(name: str) -> str:
+    return " ".join(_ACRONYM_SUFFIX.sub("", name).split()).casefold()
+
+
+def _load_organisations() -> dict[str, KnownOrganisation]:
+    data = tomllib.loads(Path(__file__).with_name("organisations.toml").read_text(encoding="utf-8"))
+    by_name: dict[str, KnownOrganisation] = {}
+    for entry in data.get("organisation", ()):
+        known = KnownOrganisation(entry["key"], entry["name"], entry.get("crossref_funder_id"), entry.get("ror"))
+        for name in (entry["name"], *entry.get("names", ())):
+            by_name[_name_key(name)] = known
+    return by_name
+
+
+_ORGANISATIONS = _load_organisations()
+
+
+@lru_cache(maxsize=1024)
+def known_organisation(name: str) -> KnownOrganisation | None:
+    """The curated entry (``organisations.toml``) of an organisation's name, ignoring case and a trailing "(SNSF)"."""
+    return _ORGANISATIONS.get(_name_key(name)) or _ORGANISATIONS.get(" ".join(name.split()).casefold())

@@ -108,7 +108,7 @@ def project_described(catalog: Catalog, project: Project, base_url: str) -> Desc
         return jsonld.project_dataset(catalog, project, base_url, settings.SVC.oai_repository_name)
 
     def item() -> item_metadata.ItemMetadata:
-        return item_metadata.project_metadata(catalog, project, base_url + page_path, _year_of_stamp(project.datestamp))
+        return item_metadata.project_metadata(catalog, project, base_url, _year_of_stamp(project.datestamp))
 
     def signposts(base: str, cap: int | None) -> list[TypedLink]:
         described = project_described(catalog, project, base)
@@ -141,12 +141,8 @@ def record_described(catalog: Catalog, project: Project, table: RecordTable, ind
         return jsonld.record_work(catalog, project, table, index, base_url)
 
     def item() -> item_metadata.ItemMetadata:
-        fallback = _year_of_stamp(
-            table.datestamps[index] if table.datestamps[index] != NO_DATESTAMP else project.datestamp
-        )
-        return item_metadata.record_metadata(
-            table.record(index), item_metadata.pid_related(project.pid, "IsPartOf"), fallback
-        )
+        context = item_metadata.project_context(catalog, project, base_url, _year_of_stamp(project.datestamp))
+        return item_metadata.record_metadata(table.record(index), context)
 
     def signposts(base: str, cap: int | None) -> list[TypedLink]:
         described = record_described(catalog, project, table, index, base)

@@ -1,7 +1,8 @@
 """`svc validate <data_dir>`: check a data directory before publishing it (SPEC §6).
 
 Thin: the checks live in :mod:`validation.checks`, the output in :mod:`validation.report`.
-Exit status: 0 valid, 1 findings, 2 usage error (bad options, missing or unreadable directory).
+Exit status: 0 valid, 1 findings (or, with ``--strict``, warnings), 2 usage error (bad options, missing or
+unreadable directory).
 """
 
 from __future__ import annotations
@@ -12,15 +13,16 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from catalog.domain.loader import DataDirError
 from validation.checks import validate_data_dir
-from validation.report import finding_line, summary, to_json
+from validation.report import finding_line, summary, to_json, warning_line
 
 
 class Command(BaseCommand):
     help = (
         "Validate every data file under a data directory: JSON Schemas, references, orphans, duplicates, "
         "project roles in job titles, temporal coverage. Findings go to standard error as "
-        "'<file>: <JSON path>: <message>', a summary to standard output. "
-        "Exit 0 when valid, 1 when something was found, 2 for a usage error."
+        "'<file>: <JSON path>: <message>', a summary to standard output. Warnings (valid data that degrades "
+        "the harvested metadata) are printed as '<file>: <JSON path>: warning: <message>' and counted. "
+        "Exit 0 when valid, 1 when something was found (or, with --strict, warned about), 2 for a usage error."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -32,8 +34,9 @@ class Command(BaseCommand):
             help="text (default): findings on standard error, summary on standard output; "
             "json: one report object on standard output",
         )
+        parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
 
-    def handle(self, *args, data_dir: Path, format: str, **options) -> None:
+    def handle(self, *args, data_dir: Path, format: str, strict: bool = False, **options) -> None:
         on_terminal = self.stderr.isatty()
         try:
             report = validate_data_dir(data_dir, progress=self._show_progress if on_terminal else None)
@@ -47,8 +50,10 @@ class Command(BaseCommand):
         else:
             for finding in report.findings:
                 self.stderr.write(finding_line(finding))
+            for warning in report.warnings:
+                self.stderr.write(warning_line(warning))
             self.stdout.write(summary(report))
-        raise SystemExit(0 if report.valid else 1)
+        raise SystemExit(0 if report.valid and not (strict and report.warnings) else 1)
 
     def _show_progress(self, message: str) -> None:
         self.stderr.write(f"\r\033[Kchecking {message}", ending="")
