@@ -114,6 +114,7 @@ def test_shortcode_prefix_shared_by_several_projects_is_300(client, corpus):
     assert tree.xpath("//ul[@class='choices']//a/@href") == [f"/projects/0801{c}" for c in "abcde"]
     assert response["Location"] == "/projects/0801a"
     assert client.get("/projects/9999").status_code == 404
+    assert client.get("/projects/080").status_code == 404  # shorter than a shortcode: no listing of a range
 
 
 def test_shared_pid_page_says_so_and_links_the_siblings(client, corpus):

@@ -220,11 +220,17 @@ def negotiate(request: HttpRequest, described: Described) -> HttpResponse | None
 def finish_page(response: HttpResponse, request: HttpRequest, described: Described) -> HttpResponse:
     """The HTML page varies on Accept and, with Signposting, carries its typed links."""
     patch_vary_headers(response, ["Accept"])
-    if described.signposts is not None:
+    signposts = described.signposts
+    if signposts is not None:
         base_url = f"{request.scheme}://{request.get_host()}"
-        response["Link"] = link_header(
-            described.signposts(base_url, HEADER_ITEMS), base_url + described.page_path + "/linkset"
+        # Kept in the bounded page cache (a catalogue may have millions of record pages).
+        header = memo_for(get_catalog()).page(
+            ("link-header", described.page_path, base_url),
+            lambda: link_header(
+                signposts(base_url, HEADER_ITEMS), base_url + described.page_path + "/linkset"
+            ).encode(),
         )
+        response["Link"] = header.decode()
     return response
 
 

@@ -306,7 +306,10 @@ def _projects_by_pid(catalog: Catalog) -> dict[str, list[Project]]:
 
 def shortcode_choices(request: HttpRequest, catalog: Catalog, prefix: str) -> HttpResponse:
     """``/projects/0801`` when 0801 is no shortcode but begins several: 300 Multiple Choices listing them."""
-    matches = [p for p in catalog.projects if p.shortcode.lower().startswith(prefix.lower())] if prefix else []
+    # Shortcodes have four characters at least: a shorter prefix names a range of projects, not a pid.
+    matches = (
+        [p for p in catalog.projects if p.shortcode.lower().startswith(prefix.lower())] if len(prefix) >= 4 else []
+    )
     if len(matches) < 2:
         raise Http404(f"No project with the shortcode {prefix!r}.")
     context = {
