@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 from pyld import jsonld as pyld
-from rdflib.namespace import SDO
 
 from catalog.domain.loader import load_catalog
 from catalog.domain.temporal import resolve
@@ -111,6 +110,8 @@ def _expanded_terms(node: Any) -> set[str]:
 
 def expansion_problems(document: dict[str, Any]) -> list[str]:
     """Terms that JSON-LD expansion drops or that schema.org does not define."""
+    from rdflib.namespace import SDO  # imported here: pytest's collection probes module globals, which SDO warns on
+
     expanded = pyld.expand(document, {"documentLoader": _local_loader})
     iris = _expanded_terms(expanded)
     problems = [f"dropped {term}" for term in _terms(document) if f"https://schema.org/{term}" not in iris]
