@@ -46,7 +46,8 @@ def test_bibtex_of_0803(client, corpus):
     assert (
         entry["title"] == "{Die Bilderfolgen der Basler Frühdrucke: Spätmittelalterliche Didaxe als Bild-Text-Lektüre}"
     )
-    assert entry["year"] == "2011"  # the Issued rule: no dataPublicationYear, first record published 2011-04-14
+    # The Issued rule: no dataPublicationYear, so the earliest datePublished of its records (2011).
+    assert entry["year"] == "2011"
     assert entry["url"] == "https://ark.dasch.swiss/ark:/72163/1/0803"
 
 
@@ -76,7 +77,8 @@ def test_ris_of_every_corpus_project_parses(client, corpus):
 def test_ris_of_0803(client, corpus):
     (entry,) = rispy.loads(download(client, "0803", "ris").content.decode())
     assert entry["authors"][0] == "Schellewald, Barbara"
-    assert entry["year"] == "2011"  # the Issued rule: no dataPublicationYear, first record published 2011-04-14
+    # The Issued rule: no dataPublicationYear, so the earliest datePublished of its records (2011).
+    assert entry["year"] == "2011"
     assert entry["urls"] == ["https://ark.dasch.swiss/ark:/72163/1/0803"]
     assert "Late Middle Ages" in entry["keywords"]
 
