@@ -108,4 +108,4 @@ def test_project_without_creators_is_cited_as_the_publisher(client, tmp_path, in
 
 def test_unknown_project_citation_is_404(client, corpus):
     assert client.get("/projects/NOPE/citation.ris").status_code == 404
-    assert client.get("/projects/0803/citation.txt").status_code == 404
+    assert client.get("/projects/0803/citation.doc").status_code == 404

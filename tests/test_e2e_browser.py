@@ -97,6 +97,7 @@ def test_without_javascript_tabs_are_links_and_filters_apply(browser: Browser, s
     assert page.locator("button.copy").first.is_hidden()  # copy buttons need JavaScript
 
     page.goto(server.base_url + "/projects")
+    page.locator("details[data-filters-fold] > summary").click()  # folded without JavaScript
     page.get_by_label("Finished").check()
     page.get_by_role("button", name="Apply filters").click()
     page.wait_for_url("**/projects?q=&sort=&status=Finished")
@@ -130,6 +131,61 @@ def test_search_and_facets(page: Page, server: Server):
     page.get_by_role("link", name="Clear all").click()
     page.wait_for_url(server.base_url + "/projects")
     assert page.locator("ul.cards > li").count() == 20
+
+
+def test_export_box_offers_each_metadata_format(page: Page, server: Server):
+    page.goto(server.base_url + "/projects/0803")
+    box = page.locator("#export")
+    expect(box).to_be_visible()
+    labels = box.get_by_role("link").all_inner_texts()
+    assert labels == [
+        "JSON",
+        "JSON-LD (schema.org)",
+        "DataCite XML",
+        "Dublin Core XML",
+        "BibTeX",
+        "RIS",
+        "CSL-JSON",
+        "Formatted citation",
+    ]
+    href = box.get_by_role("link", name="JSON-LD (schema.org)").get_attribute("href")
+    response = page.request.get(server.base_url + href)
+    assert response.headers["content-type"].startswith("application/ld+json")
+    assert response.json()["@type"] == "Dataset"
+    with page.expect_download() as download:
+        box.get_by_role("link", name="BibTeX").click()
+    assert download.value.suggested_filename == "0803.bib"
+
+
+def test_style_chooser_switches_the_citation(page: Page, server: Server):
+    page.goto(server.base_url + "/projects/0803")
+    citation = page.locator("#citation")
+    expect(citation).to_contain_text("Schellewald, B., Hug, H., & Rosenthaler, L. (2011)")
+    assert page.locator(".style-chooser button").is_hidden()  # the choice applies at once with JavaScript
+    with page.expect_navigation():
+        page.get_by_label("Style").select_option("harvard")
+    page.wait_for_url("**/projects/0803?style=harvard")
+    expect(citation).to_contain_text("Available at: https://ark.dasch.swiss/ark:/72163/1/0803")
+    with page.expect_navigation():
+        page.get_by_label("Style").select_option("chicago-author-date")
+    expect(citation).to_contain_text("Rosenthaler. 2011.")
+
+
+def test_filters_fold_on_a_phone(browser: Browser, server: Server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto(server.base_url + "/projects")
+    assert page.get_by_role("checkbox").first.is_hidden()  # folded behind "Filters"
+    first_card = page.locator("ul.cards > li").first.bounding_box()
+    assert first_card is not None and first_card["y"] < 844  # the results start on the first screen
+    page.locator("details[data-filters-fold] > summary").click()
+    expect(page.get_by_role("checkbox", name=re.compile(r"^Finished"))).to_be_visible()
+    more = page.locator("details.more-values > summary").first
+    hidden_before = page.locator("details.more-values").first.get_by_role("checkbox").first
+    assert hidden_before.is_hidden()
+    more.click()
+    expect(hidden_before).to_be_visible()
+    context.close()
 
 
 def test_copy_buttons_copy_and_say_so(browser: Browser, server: Server):

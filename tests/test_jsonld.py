@@ -51,7 +51,7 @@ def test_dataset_properties_of_0803(client, install_catalog):
     install_catalog(CORPUS_DIR)
     document = jsonld_of(client, "/projects/0803")
     assert document["license"] == "https://creativecommons.org/licenses/by/4.0/"
-    assert document["temporalCoverage"] == "Late Middle Ages"
+    assert document["temporalCoverage"] == "1250/1500"  # "Late Middle Ages", resolved as OAI resolves it
     assert document["spatialCoverage"] == [
         {"@type": "Place", "name": "Basel", "sameAs": "https://www.geonames.org/2661604/basel.html"}
     ]
@@ -76,7 +76,7 @@ def test_short_and_long_descriptions_are_brought_within_50_to_5000(client, tmp_p
     short_description = jsonld_of(client, "/projects/0D01")["description"]
     assert 50 <= len(short_description) <= 5000 and short_description.startswith("Tiny.")
     long_description = jsonld_of(client, "/projects/0D02")["description"]
-    assert len(long_description) <= 5000 and long_description.endswith("…")
+    assert len(long_description) <= 5000 and long_description.endswith("lake floor.")  # cut after a sentence
 
 
 def test_embargoed_project_is_not_free_and_says_until_when(client, tmp_path, install_catalog):

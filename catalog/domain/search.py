@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from catalog.domain import disciplines
 from catalog.domain.model import (
     ACCESS_RIGHTS,
     PROJECT_STATUSES,
@@ -134,7 +135,12 @@ FACETS: tuple[Facet, ...] = (
     Facet("access", "Access rights", _access, fixed_order=ACCESS_RIGHTS),
     Facet("type", "Type of data", lambda p: _clean(stored_strings(p.get("typeOfData")))),
     Facet("language", "Data language", lambda p: _clean(stored_strings(p.get("dataLanguage"))), language_name),
-    Facet("discipline", "Discipline", lambda p: _texts(p.get("disciplines"))),
+    Facet(
+        "discipline",
+        "Discipline",
+        lambda p: tuple(dict.fromkeys(map(disciplines.facet_value, _texts(p.get("disciplines"))))),
+        disciplines.facet_label,
+    ),
 )
 FACET_KEYS = tuple(facet.key for facet in FACETS)
 

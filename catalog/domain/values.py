@@ -11,45 +11,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TypeGuard
 from urllib.parse import urlsplit
+
+import langcodes
 
 from catalog.domain.model import Frozen, Project, is_placeholder, language_items, pick_language
 
 # Names of the data languages the catalogue uses (BCP 47 primary subtags); an
 # unknown code is shown as it is.
-LANGUAGE_NAMES = {
-    "ar": "Arabic",
-    "cs": "Czech",
-    "de": "German",
-    "el": "Greek",
-    "en": "English",
-    "es": "Spanish",
-    "fa": "Persian",
-    "fr": "French",
-    "gsw": "Swiss German",
-    "grc": "Ancient Greek",
-    "he": "Hebrew",
-    "hu": "Hungarian",
-    "it": "Italian",
-    "ja": "Japanese",
-    "la": "Latin",
-    "nl": "Dutch",
-    "pl": "Polish",
-    "pt": "Portuguese",
-    "rm": "Romansh",
-    "ru": "Russian",
-    "sa": "Sanskrit",
-    "tr": "Turkish",
-    "uk": "Ukrainian",
-    "zh": "Chinese",
-}
 
 
+@lru_cache(maxsize=1024)
 def language_name(code: str) -> str:
-    primary = code.split("-")[0].lower()
-    name = LANGUAGE_NAMES.get(primary)
-    return f"{name} ({code})" if name and primary != code.lower() else name or code
+    """The English name of a BCP 47 tag ("cop" -> "Coptic", "de-CH" -> "German (Switzerland)"), from
+    the CLDR data of ``langcodes``; the code itself when the tag is not valid or names no known language."""
+    try:
+        language = langcodes.Language.get(code)
+    except (langcodes.LanguageTagError, ValueError):
+        return code
+    if not language.language or language.language == "und" or not language.is_valid():
+        return code
+    name = language.display_name("en")
+    return code if name.startswith("Unknown language") else name
 
 
 class Placeholder(str):
@@ -86,8 +71,11 @@ def stored_strings(value: Frozen) -> tuple[str, ...]:
 
 
 def stored_list(value: Frozen) -> tuple[Frozen, ...]:
+    """A stored list as a tuple: frozen (a project's) or parsed JSON (a record's, read on demand)."""
     if isinstance(value, tuple):
         return value
+    if isinstance(value, list):
+        return tuple(value)
     return () if value is None else (value,)
 
 

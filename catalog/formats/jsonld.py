@@ -12,10 +12,23 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from catalog.domain.dates import project_issued, record_issued
+from catalog.domain import dates
 from catalog.domain.identifiers import project_identity
-from catalog.domain.model import Catalog, Cluster, Collection, Frozen, Organization, Person, Project, RecordTable
+from catalog.domain.model import (
+    PREFERRED_LANGUAGES,
+    Catalog,
+    Cluster,
+    Collection,
+    Frozen,
+    Organization,
+    Person,
+    Project,
+    RecordTable,
+    is_placeholder,
+    language_items,
+)
 from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
+from catalog.domain.temporal import resolve
 from catalog.domain.values import (
     Link,
     Values,
@@ -26,7 +39,7 @@ from catalog.domain.values import (
     stored_list,
     stored_strings,
 )
-from catalog.formats import links
+from catalog.formats import exports, links
 
 DESCRIPTION_MIN = 50
 DESCRIPTION_MAX = 5000
@@ -56,18 +69,77 @@ def _one_or_many(items: list[Any]) -> Any:
     return items[0] if len(items) == 1 else items
 
 
+def cut_at_sentence(text: str, length: int) -> str:
+    """At most ``length`` characters: whole sentences when a sentence ends in the last half, else whole words."""
+    text = " ".join(text.split())
+    if len(text) <= length:
+        return text
+    head = text[: length - 1]
+    end = max(head.rfind(mark) for mark in (". ", "! ", "? "))
+    if end >= length // 2:
+        return head[: end + 1]
+    return shorten(text, length)
+
+
 def dataset_description(project: Project) -> str:
-    """A description between 50 and 5000 characters, from the longest texts the project has."""
-    parts = []
-    for value in (project.get("description"), project.get("shortDescription"), project.get("abstract")):
-        text = _text(value)
-        if text and text not in parts:
-            parts.append(text)
-    description = " ".join(" ".join(parts).split())
+    """One text in one language, 50 to 5000 characters, cut at a sentence or a word.
+
+    English first, then the other preferred languages, then untagged text; within
+    a language the description, else the abstract, else the short description:
+    the first long enough on its own. Texts are never joined (that mixed
+    languages and repeated summaries).
+    """
+    candidates: list[tuple[int, int, str]] = []
+    for field_rank, name in enumerate(("description", "abstract", "shortDescription")):
+        for value in stored_list(project.get(name)):
+            for lang, text in language_items(value):
+                text = " ".join(text.split())
+                if text and not is_placeholder(text):
+                    language_rank = PREFERRED_LANGUAGES.index(lang) if lang in PREFERRED_LANGUAGES else 99
+                    candidates.append((language_rank, field_rank, text))
+    candidates.sort(key=lambda candidate: candidate[:2])
+    texts = [text for _, _, text in candidates]
+    description = next((t for t in texts if len(t) >= DESCRIPTION_MIN), max(texts, key=len, default=""))
     if len(description) < DESCRIPTION_MIN:
         name = project.name or project.shortcode
         description = f"{description} Research data of the project {name} (shortcode {project.shortcode}).".strip()
-    return shorten(description, DESCRIPTION_MAX)
+    return cut_at_sentence(description, DESCRIPTION_MAX)
+
+
+def temporal_coverage(catalog: Catalog, project: Project) -> list[str]:
+    """ISO 8601 intervals from the resolver OAI uses; the period names only when none resolves."""
+    resolved = [
+        resolve(entry, catalog.chronontology_periods, catalog.temporal_coverage_enrichment)
+        for entry in stored_list(project.get("temporalCoverage"))
+    ]
+    dates = [coverage.date for coverage in resolved if coverage.date]
+    return list(dict.fromkeys(dates or [coverage.name for coverage in resolved if coverage.name]))
+
+
+def data_catalog(base_url: str, name: str) -> dict[str, Any]:
+    """The repository's catalogue, described on the About page."""
+    return {
+        "@type": "DataCatalog",
+        "@id": base_url + ABOUT_CATALOG,
+        "name": name,
+        "url": base_url + links.projects_path(),
+        "publisher": {"@type": "Organization", "name": REPOSITORY_PUBLISHER},
+    }
+
+
+ABOUT_CATALOG = "/about#catalog"
+
+
+def distribution(page_url: str, json_url: str, offered: tuple[exports.Export, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "@type": "DataDownload",
+            "name": export.label,
+            "encodingFormat": export.media_type,
+            "contentUrl": exports.export_path(page_url, export, json_url),
+        }
+        for export in offered
+    ]
 
 
 def _person(person: Person, base_url: str) -> dict[str, Any]:
@@ -124,6 +196,14 @@ def _license_urls(legal_infos: Frozen) -> list[str]:
     return list(dict.fromkeys(urls))
 
 
+def _authorship(legal_infos: Frozen) -> list[str]:
+    names: list[str] = []
+    for legal in stored_list(legal_infos):
+        if isinstance(legal, Mapping):
+            names.extend(t for t in (_text(v) for v in stored_list(legal.get("authorship"))) if t)
+    return list(dict.fromkeys(names))
+
+
 def _places(references: Frozen) -> list[dict[str, Any]]:
     places = []
     for reference in stored_list(references):
@@ -137,15 +217,19 @@ def _places(references: Frozen) -> list[dict[str, Any]]:
     return places
 
 
-def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[str, Any]:
-    page_url = base_url + links.project_path(project.shortcode)
+def project_creators(catalog: Catalog, project: Project, base_url: str) -> list[dict[str, Any]]:
+    """The creator rule shared with the citations and OAI; the publisher when nobody is named."""
     creators = [
         agent
         for attribution in creator_attributions(project)
         if (agent := _agent(catalog, attribution.contributor_id, base_url))
     ]
-    if not creators:
-        creators = [{"@type": "Organization", "name": REPOSITORY_PUBLISHER}]
+    return creators or [{"@type": "Organization", "name": REPOSITORY_PUBLISHER}]
+
+
+def project_dataset(catalog: Catalog, project: Project, base_url: str, catalog_name: str) -> dict[str, Any]:
+    page_url = base_url + links.project_path(project.shortcode)
+    creators = project_creators(catalog, project, base_url)
     creator_ids = {attribution.contributor_id for attribution in creator_attributions(project)}
     contributors = [
         agent
@@ -156,16 +240,11 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[s
     right_text = _text(right)
     embargo_text = _text(embargo)
     conditions = right_text + (f" (embargo until {embargo_text})" if right_text and embargo_text else "")
-    # A pid that several items share identifies none of them: the page does (catalog.domain.identifiers).
     identity = project_identity(catalog, project, page_url)
-    identifiers: list[Any] = [identity.identifier] if is_http_url(identity.identifier) else []
+    identifiers: list[Any] = [identity.identifier]
     identifiers.append({"@type": "PropertyValue", "propertyID": "shortcode", "value": project.shortcode})
     data_link, website_link = project_urls(project, _values)
     same_as = [link.href for link in (data_link, website_link) if isinstance(link, Link)]
-    temporal_texts = [
-        _text(item.get("text")) if isinstance(item, Mapping) and "text" in item else _text(item)
-        for item in stored_list(project.get("temporalCoverage"))
-    ]
     funders = [agent for funder_id in project.funder_ids if (agent := _agent(catalog, funder_id, base_url))]
     return _compact(
         {
@@ -183,12 +262,12 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[s
             "funder": funders,
             "license": _one_or_many(_license_urls(project.get("legalInfo"))) or None,
             "keywords": [t for t in (_text(v) for v in stored_list(project.get("keywords"))) if t],
-            "temporalCoverage": "; ".join(t for t in temporal_texts if t),
+            "temporalCoverage": _one_or_many(temporal_coverage(catalog, project)) or None,
             "spatialCoverage": _places(project.get("spatialCoverage")),
             "inLanguage": [code for code in stored_strings(project.get("dataLanguage")) if _text(code)],
             "isAccessibleForFree": (right_text in FREE_ACCESS_RIGHTS) if right_text else None,
             "conditionsOfAccess": conditions,
-            "datePublished": project_issued(catalog, project),
+            "datePublished": dates.project_issued(catalog, project),
             "creativeWorkStatus": _text(project.get("status")),
             "citation": _text(project.get("howToCite")) or None,
             "isPartOf": [
@@ -196,12 +275,16 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str) -> dict[s
                 for c in catalog.clusters_by_project.get(project.key, ())
             ],
             "publisher": {"@type": "Organization", "name": REPOSITORY_PUBLISHER},
+            "includedInDataCatalog": data_catalog(base_url, catalog_name),
+            "distribution": distribution(
+                page_url, base_url + links.project_json_path(project.shortcode), exports.WORK_EXPORTS
+            ),
             "mainEntityOfPage": page_url,
         }
     )
 
 
-def record_work(project: Project, table: RecordTable, index: int, base_url: str) -> dict[str, Any]:
+def record_work(catalog: Catalog, project: Project, table: RecordTable, index: int, base_url: str) -> dict[str, Any]:
     record = table.record(index)
     pid = table.pids[index]
     page_url = base_url + links.record_path(project.shortcode, pid)
@@ -226,12 +309,15 @@ def record_work(project: Project, table: RecordTable, index: int, base_url: str)
                 "name": project.name or project.shortcode,
             },
             "license": _one_or_many(_license_urls(record.get("legalInfo"))) or None,
-            "publisher": _compact({"@type": "Organization", "name": _text(record.get("publisher"))})
-            if _text(record.get("publisher"))
-            else None,
+            "creator": [{"@type": "Person", "name": name} for name in _authorship(record.get("legalInfo"))]
+            or project_creators(catalog, project, base_url),
+            "publisher": {"@type": "Organization", "name": _text(record.get("publisher")) or REPOSITORY_PUBLISHER},
+            "distribution": distribution(
+                page_url, base_url + links.record_json_path(project.shortcode, pid), exports.WORK_EXPORTS
+            ),
             "dateCreated": _text(record.get("dateCreated")),
             "dateModified": _text(record.get("dateModified")),
-            "datePublished": record_issued(record),
+            "datePublished": dates.record_issued(record),
             "keywords": [t for t in (_text(v) for v in stored_list(record.get("keywords"))) if t],
             "conditionsOfAccess": _text(record.get("accessRights")),
             "associatedMedia": media,

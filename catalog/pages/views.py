@@ -33,7 +33,8 @@ from catalog.domain.search import (
 )
 from catalog.domain.values import Values
 from catalog.formats import citation, jsonld, links
-from catalog.pages import presenters
+from catalog.pages import export_views, presenters
+from catalog.pages.export_views import Described
 from catalog.runtime import get_catalog
 from catalog.web.origin import base_url
 
@@ -61,6 +62,9 @@ PAGE_TEMPLATES = (
     "_pagination.html",
     "_record_table.html",
     "_project_roles.html",
+    "_citation_box.html",
+    "_export_box.html",
+    "choices.html",
 )
 
 
@@ -212,13 +216,49 @@ def projects(request: HttpRequest) -> HttpResponse:
     return _cached_page(request, memo, ("projects", query), render)
 
 
+def _citation_context(request: HttpRequest, described: Described, data: citation.CitationData, style: str) -> dict:
+    """The on-page citation in the chosen style, the style chooser and the exports."""
+    return {
+        "citation_text": citation.formatted(data, style),
+        "citation_style": style,
+        "citation_styles": [(key, label) for key, (label, _) in citation.STYLES.items()],
+        "alternates": described.alternates(),
+        "highwire": [
+            ("citation_title", data.title),
+            *(("citation_author", _highwire_name(c)) for c in data.creators),
+            *((("citation_publication_date", data.year),) if data.year else ()),
+            ("citation_publisher", data.publisher),
+            *((("citation_public_url", data.url),) if data.url else ()),
+        ],
+    }
+
+
+def _highwire_name(creator: citation.Creator) -> str:
+    return f"{creator.family}, {creator.given}" if creator.given and not creator.is_organization else creator.family
+
+
+def _page_style(request: HttpRequest) -> str | None:
+    styles = request.GET.getlist("style") if request.META.get("QUERY_STRING") else ()
+    style = styles[-1] if styles else citation.DEFAULT_STYLE
+    return style if style in citation.STYLES else None
+
+
 @require_safe
 def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = get_catalog()
     memo = memo_for(catalog)
-    project_ = get_project_or_404(catalog, shortcode)
+    project_ = catalog.get_project(shortcode)
+    if project_ is None:
+        return shortcode_choices(request, catalog, shortcode)
+    described = export_views.project_described(catalog, project_, base_url(request))
+    negotiated = export_views.negotiate(request, described)
+    if negotiated is not None:
+        return negotiated
     tab_values = request.GET.getlist("tab") if request.META.get("QUERY_STRING") else ()
     tab = tab_values[-1] if tab_values else "overview"
+    style = _page_style(request)
+    if style is None:
+        return bad_request(request, f"Unknown citation style; offered: {', '.join(citation.STYLES)}.")
 
     def render() -> str:  # only on a cache miss; an unknown tab is never cached
         values = _values()
@@ -227,10 +267,62 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
         )
         if tab not in {tab_id for tab_id, _, _ in page.tabs}:
             raise Http404(f"The project {project_.shortcode} has no tab {tab!r}.")
-        document = jsonld.project_dataset(catalog, project_, base_url(request))
-        return _render(request, "project.html", {"page": page, "active_tab": tab, "jsonld": jsonld.to_script(document)})
+        document = jsonld.project_dataset(catalog, project_, base_url(request), settings.SVC.oai_repository_name)
+        data = citation.citation_data(catalog, project_, base_url(request) + links.project_path(project_.shortcode))
+        return _render(
+            request,
+            "project.html",
+            {
+                "page": page,
+                "active_tab": tab,
+                "jsonld": jsonld.to_script(document),
+                "siblings": [
+                    (p.shortcode, p.name or p.shortcode, links.project_path(p.shortcode))
+                    for p in _pid_siblings(catalog, project_)
+                ],
+                **_citation_context(request, described, data, style),
+            },
+        )
 
-    return _cached_page(request, memo, ("project", project_.key, tab), render)
+    response = _cached_page(request, memo, ("project", project_.key, tab, style), render)
+    return export_views.finish_page(response, request, described)
+
+
+def _pid_siblings(catalog: Catalog, project_: Project) -> list[Project]:
+    """The other projects with the same pid (a permalink that names several projects)."""
+    by_pid = memo_for(catalog).get("projects-by-pid", lambda: _projects_by_pid(catalog))
+    return [p for p in by_pid.get(project_.pid, ()) if p.key != project_.key] if project_.pid else []
+
+
+def _projects_by_pid(catalog: Catalog) -> dict[str, list[Project]]:
+    by_pid: dict[str, list[Project]] = {}
+    for p in catalog.projects:
+        if p.pid:
+            by_pid.setdefault(p.pid, []).append(p)
+    return by_pid
+
+
+def shortcode_choices(request: HttpRequest, catalog: Catalog, prefix: str) -> HttpResponse:
+    """``/projects/0801`` when 0801 is no shortcode but begins several: 300 Multiple Choices listing them."""
+    # Shortcodes have four characters at least: a shorter prefix names a range of projects, not a pid.
+    matches = (
+        [p for p in catalog.projects if p.shortcode.lower().startswith(prefix.lower())] if len(prefix) >= 4 else []
+    )
+    if len(matches) < 2:
+        raise Http404(f"No project with the shortcode {prefix!r}.")
+    context = {
+        "prefix": prefix,
+        "choices": [(p.shortcode, p.name or p.shortcode, links.project_path(p.shortcode)) for p in matches],
+        "meta": presenters.PageMeta(
+            title=f"Projects whose shortcode begins with {prefix}",
+            description=f"{len(matches)} projects have a shortcode beginning with {prefix}.",
+            path=links.project_path(prefix),
+            json_path=None,
+        ),
+    }
+    response = HttpResponse(render_to_string("choices.html", context, request), content_type=HTML, status=300)
+    response["Location"] = links.project_path(matches[0].shortcode)
+    return response
 
 
 @require_safe
@@ -287,76 +379,182 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
     project_ = get_project_or_404(catalog, shortcode)
     table, index = get_record_or_404(catalog, project_, record_suffix)
 
+    described = export_views.record_described(catalog, project_, table, index, base_url(request))
+    negotiated = export_views.negotiate(request, described)
+    if negotiated is not None:
+        return negotiated
+    style = _page_style(request)
+    if style is None:
+        return bad_request(request, f"Unknown citation style; offered: {', '.join(citation.STYLES)}.")
+
     def render() -> str:
         page = presenters.build_record_page(project_, table, index, _values())
-        document = jsonld.record_work(project_, table, index, base_url(request))
-        return _render(request, "record.html", {"page": page, "jsonld": jsonld.to_script(document)})
+        document = jsonld.record_work(catalog, project_, table, index, base_url(request))
+        data = citation.record_citation_data(
+            catalog, project_, table, index, base_url(request) + links.project_path(project_.shortcode)
+        )
+        return _render(
+            request,
+            "record.html",
+            {"page": page, "jsonld": jsonld.to_script(document), **_citation_context(request, described, data, style)},
+        )
 
-    return _cached_page(request, memo, ("record", project_.key, index), render)
+    response = _cached_page(request, memo, ("record", project_.key, index, style), render)
+    return export_views.finish_page(response, request, described)
 
 
 @require_safe
-def project_citation(request: HttpRequest, shortcode: str, extension: str) -> HttpResponse:
+def project_export(request: HttpRequest, shortcode: str, key: str) -> HttpResponse:
     catalog = get_catalog()
     project_ = get_project_or_404(catalog, shortcode)
-    build, content_type = citation.FORMATS[extension]
-    response = HttpResponse(build(citation.citation_data(catalog, project_)), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{project_.shortcode}.{extension}"'
-    return response
+    described = export_views.project_described(catalog, project_, base_url(request))
+    return export_views.export_response(request, described, key)
+
+
+@require_safe
+def record_export(request: HttpRequest, shortcode: str, record_suffix: str, key: str) -> HttpResponse:
+    catalog = get_catalog()
+    project_ = get_project_or_404(catalog, shortcode)
+    table, index = get_record_or_404(catalog, project_, record_suffix)
+    described = export_views.record_described(catalog, project_, table, index, base_url(request))
+    return export_views.export_response(request, described, key)
+
+
+@require_safe
+def project_linkset(request: HttpRequest, shortcode: str) -> HttpResponse:
+    catalog = get_catalog()
+    project_ = get_project_or_404(catalog, shortcode)
+    return export_views.linkset_response(request, export_views.project_described(catalog, project_, base_url(request)))
+
+
+@require_safe
+def record_linkset(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
+    catalog = get_catalog()
+    project_ = get_project_or_404(catalog, shortcode)
+    table, index = get_record_or_404(catalog, project_, record_suffix)
+    described = export_views.record_described(catalog, project_, table, index, base_url(request))
+    return export_views.linkset_response(request, described)
+
+
+def _described_entity(request: HttpRequest, kind: str, entity_id: str) -> tuple[Described, Callable[[], dict]]:
+    """A person, organization, cluster or collection: its description and its JSON-LD document."""
+    catalog = get_catalog()
+    base = base_url(request)
+    if kind == "person":
+        entity = get_entity_or_404(catalog.persons, entity_id, kind)
+        paths = (links.person_path(entity.id), links.person_json_path(entity.id))
+        document = lambda: jsonld.person(catalog, entity, base)  # noqa: E731
+    elif kind == "organization":
+        entity = get_entity_or_404(catalog.organizations, entity_id, kind)
+        paths = (links.organization_path(entity.id), links.organization_json_path(entity.id))
+        document = lambda: jsonld.organization(catalog, entity, base)  # noqa: E731
+    else:
+        entities = catalog.clusters if kind == "cluster" else catalog.collections
+        entity = get_entity_or_404(entities, entity_id, kind)
+        path_of, json_of = (
+            (links.cluster_path, links.cluster_json_path)
+            if kind == "cluster"
+            else (links.collection_path, links.collection_json_path)
+        )
+        paths = (path_of(entity.id), json_of(entity.id))
+        document = lambda: jsonld.group(entity, presenters.group_projects(catalog, entity), paths[0], base)  # noqa: E731
+    return export_views.description_described(*paths, entity.id, document), document
+
+
+@require_safe
+def entity_export(request: HttpRequest, kind: str, entity_id: str, key: str) -> HttpResponse:
+    described, _ = _described_entity(request, kind, entity_id)
+    return export_views.export_response(request, described, key)
 
 
 @require_safe
 def person(request: HttpRequest, person_id: str) -> HttpResponse:
     catalog = get_catalog()
     person_ = get_entity_or_404(catalog.persons, person_id, "person")
+    described, _ = _described_entity(request, "person", person_id)
+    negotiated = export_views.negotiate(request, described)
+    if negotiated is not None:
+        return negotiated
 
     def render() -> str:
         page = presenters.build_person_page(catalog, person_, _values())
         document = jsonld.person(catalog, person_, base_url(request))
-        return _render(request, "person.html", {"page": page, "jsonld": jsonld.to_script(document)})
+        return _render(
+            request,
+            "person.html",
+            {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
+        )
 
-    return _cached_page(request, memo_for(catalog), ("person", person_.id), render)
+    response = _cached_page(request, memo_for(catalog), ("person", person_.id), render)
+    return export_views.finish_page(response, request, described)
 
 
 @require_safe
 def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
     catalog = get_catalog()
     organization_ = get_entity_or_404(catalog.organizations, organization_id, "organization")
+    described, _ = _described_entity(request, "organization", organization_id)
+    negotiated = export_views.negotiate(request, described)
+    if negotiated is not None:
+        return negotiated
 
     def render() -> str:
         page = presenters.build_organization_page(catalog, organization_, _values())
         document = jsonld.organization(catalog, organization_, base_url(request))
-        return _render(request, "organization.html", {"page": page, "jsonld": jsonld.to_script(document)})
+        return _render(
+            request,
+            "organization.html",
+            {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
+        )
 
-    return _cached_page(request, memo_for(catalog), ("organization", organization_.id), render)
+    response = _cached_page(request, memo_for(catalog), ("organization", organization_.id), render)
+    return export_views.finish_page(response, request, described)
 
 
 @require_safe
 def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
     catalog = get_catalog()
     cluster_ = get_entity_or_404(catalog.clusters, cluster_id, "cluster")
+    described, _ = _described_entity(request, "cluster", cluster_id)
+    negotiated = export_views.negotiate(request, described)
+    if negotiated is not None:
+        return negotiated
 
     def render() -> str:
         page = presenters.build_cluster_page(catalog, cluster_, _values())
         members = presenters.group_projects(catalog, cluster_)
         document = jsonld.group(cluster_, members, page.meta.path, base_url(request))
-        return _render(request, "group.html", {"page": page, "jsonld": jsonld.to_script(document)})
+        return _render(
+            request,
+            "group.html",
+            {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
+        )
 
-    return _cached_page(request, memo_for(catalog), ("cluster", cluster_.id), render)
+    response = _cached_page(request, memo_for(catalog), ("cluster", cluster_.id), render)
+    return export_views.finish_page(response, request, described)
 
 
 @require_safe
 def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
     catalog = get_catalog()
     collection_ = get_entity_or_404(catalog.collections, collection_id, "collection")
+    described, _ = _described_entity(request, "collection", collection_id)
+    negotiated = export_views.negotiate(request, described)
+    if negotiated is not None:
+        return negotiated
 
     def render() -> str:
         page = presenters.build_collection_page(catalog, collection_, _values())
         members = presenters.group_projects(catalog, collection_)
         document = jsonld.group(collection_, members, page.meta.path, base_url(request))
-        return _render(request, "group.html", {"page": page, "jsonld": jsonld.to_script(document)})
+        return _render(
+            request,
+            "group.html",
+            {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
+        )
 
-    return _cached_page(request, memo_for(catalog), ("collection", collection_.id), render)
+    response = _cached_page(request, memo_for(catalog), ("collection", collection_.id), render)
+    return export_views.finish_page(response, request, described)
 
 
 @require_safe
@@ -369,6 +567,17 @@ def about(request: HttpRequest) -> HttpResponse:
             "about.html",
             {
                 "counts": catalog.counts(),
+                "jsonld": jsonld.to_script(
+                    {
+                        "@context": "https://schema.org",
+                        **jsonld.data_catalog(base_url(request), settings.SVC.oai_repository_name),
+                        "distribution": {
+                            "@type": "DataDownload",
+                            "encodingFormat": "application/ld+json",
+                            "contentUrl": base_url(request) + export_views.CATALOGUE_PATH,
+                        },
+                    }
+                ),
                 "oai_base_url": settings.SVC.oai_base_url,
                 "meta": presenters.PageMeta(
                     title="About",

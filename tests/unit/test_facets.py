@@ -1,0 +1,58 @@
+"""Discipline facet grouped by SNSF code with one label; language facet named, code kept in the URL."""
+
+from __future__ import annotations
+
+import pytest
+from lxml import html
+
+from catalog.domain.loader import load_catalog
+from catalog.domain.search import ListingQuery, SearchIndex, search
+from tests.conftest import CORPUS_DIR
+
+
+@pytest.fixture(scope="module")
+def result():
+    return search(SearchIndex.build(load_catalog(CORPUS_DIR)), ListingQuery())
+
+
+def _facet(result, key):
+    return next(facet for facet in result.facets if facet.key == key)
+
+
+def test_each_snsf_code_is_one_value_with_the_canonical_label(result):
+    values = {value.value: value for value in _facet(result, "discipline").values}
+    assert values["10404"].label == "10404 Visual arts and Art history"
+    assert values["10301"].label == "10301 General history (without pre- and early history)"
+    # 5 spellings of 10404 in the corpus, of which "10404 Kunstgeschichte" and "10404 Art history" were lost before
+    assert values["10404"].count == 16
+    labels = [value.label for value in values.values()]
+    assert len(labels) == len(set(labels))
+    assert not any(label.startswith("10404 ") for key, label in zip(values, labels, strict=True) if key != "10404")
+
+
+def test_selecting_a_code_finds_every_spelling(result):
+    index = SearchIndex.build(load_catalog(CORPUS_DIR))
+    found = search(index, ListingQuery.from_params({"discipline": ["10404"]}))
+    assert found.total == 16
+
+
+def test_language_facet_shows_names_and_keeps_codes(result):
+    values = {value.value: value.label for value in _facet(result, "language").values}
+    assert values["hy"] == "Armenian" and values["cop"] == "Coptic" and values["syr"] == "Syriac"
+    assert values["x-cpa"] == "x-cpa"  # a private-use tag names no language: the code stays
+
+
+@pytest.mark.usefixtures("static_assets")
+def test_listing_folds_the_filters_with_a_no_js_show_more(client, install_catalog):
+    install_catalog(CORPUS_DIR)
+    tree = html.fromstring(client.get("/projects").content)
+    fold = tree.xpath("//aside[@class='facets']/details[@data-filters-fold]")
+    assert len(fold) == 1 and fold[0].get("open") is None  # closed without JavaScript
+    assert fold[0].xpath("string(summary)") == "Filters"
+    more = fold[0].xpath(".//details[@class='more-values']/summary/text()")
+    assert more and all(text.startswith("Show ") and text.endswith(" more") for text in more)
+    checked = html.fromstring(client.get("/projects?language=cop").content)
+    assert checked.xpath("//details[@data-filters-fold]")[0].get("open") is not None
+    assert checked.xpath("//input[@name='language'][@value='cop']/following-sibling::label/text()")[0].startswith(
+        "Coptic"
+    )
