@@ -8,7 +8,7 @@ for every request, so that templates only lay values out.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from catalog.domain.model import (
     Project,
     RecordTable,
 )
+from catalog.domain.record_search import highlight, record_date
 from catalog.domain.values import (
     Link,
     Placeholder,
@@ -116,6 +117,8 @@ class RecordRow:
     url: str
     type_of_data: str | None
     date: str | None
+    identifier: str = ""
+    label_parts: tuple[tuple[str, bool], ...] = ()  # (text, matches the search)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +249,7 @@ def _legal_strings(legal_infos: Frozen, name: str, values: Values) -> tuple[str,
     return tuple(shown)
 
 
-def _record_row(table: RecordTable, index: int, values: Values) -> RecordRow:
+def _record_row(table: RecordTable, index: int, values: Values, query_words: Sequence[str] = ()) -> RecordRow:
     record = table.record(index)
     pid = table.pids[index]
     label = plain(values.text(record.get("label"))) or links.record_suffix(pid)
@@ -254,12 +257,21 @@ def _record_row(table: RecordTable, index: int, values: Values) -> RecordRow:
         label=label,
         url=links.record_path(table.shortcode, pid),
         type_of_data=values.text(record.get("typeOfData")),
-        date=values.date(record.get("datePublished") or record.get("dateCreated")),
+        date=values.date(record_date(record)),
+        identifier=links.record_suffix(pid),
+        label_parts=highlight(label, query_words),
     )
 
 
 def record_rows(table: RecordTable, start: int, stop: int, values: Values) -> tuple[RecordRow, ...]:
     return tuple(_record_row(table, index, values) for index in range(start, min(stop, len(table))))
+
+
+def record_rows_at(
+    table: RecordTable, positions: Sequence[int], values: Values, query_words: Sequence[str]
+) -> tuple[RecordRow, ...]:
+    """The rows of a search result page, with the query's words marked in the labels."""
+    return tuple(_record_row(table, index, values, query_words) for index in positions)
 
 
 def _fact(label: str, *items: Any) -> Fact | None:

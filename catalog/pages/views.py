@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
@@ -19,6 +20,13 @@ from django.views.decorators.http import require_safe
 
 from catalog.domain.memo import CatalogMemo, memo_for
 from catalog.domain.model import Catalog, Project, RecordTable
+from catalog.domain.record_search import (
+    ProjectRecordIndex,
+    RecordQuery,
+    RecordResult,
+    build_record_indexes,
+    search_records,
+)
 from catalog.domain.search import (
     SORTS,
     BadQuery,
@@ -27,7 +35,6 @@ from catalog.domain.search import (
     PageOutOfRange,
     SearchIndex,
     pagination,
-    parse_page,
     search,
 )
 from catalog.domain.values import Values
@@ -72,7 +79,9 @@ def warm_up() -> None:
     for name in PAGE_TEMPLATES:
         get_template(name)
     catalog = get_catalog()
-    memo_for(catalog).get("search-index", lambda: SearchIndex.build(catalog))
+    memo = memo_for(catalog)
+    memo.get("search-index", lambda: SearchIndex.build(catalog))
+    record_indexes(memo)
 
 
 # Lookups --------------------------------------------------------------------
@@ -235,25 +244,33 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     return _cached_page(request, memo, ("project", project_.key, tab), render)
 
 
+def record_indexes(memo: CatalogMemo) -> dict[str, ProjectRecordIndex]:
+    return memo.get("record-indexes", lambda: build_record_indexes(memo.catalog.records))
+
+
 @require_safe
 def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = get_catalog()
     memo = memo_for(catalog)
     project_ = get_project_or_404(catalog, shortcode)
     try:
-        page_number = parse_page(request.GET.getlist("page"))
+        query = RecordQuery.from_params(dict(request.GET.lists()))
     except BadQuery as error:
         return bad_request(request, str(error))
     table = catalog.records_of(project_)
-    count = len(table) if table else 0
-    page_count = max(1, -(-count // presenters.RECORDS_PAGE_SIZE))
-    if page_number > page_count:
-        raise Http404(f"The records of {project_.shortcode} have {page_count} page(s), not {page_number}.")
 
     def render() -> str:
-        start = (page_number - 1) * presenters.RECORDS_PAGE_SIZE
-        rows = presenters.record_rows(table, start, start + presenters.RECORDS_PAGE_SIZE, _values()) if table else ()
         name = project_.name or project_.shortcode
+        path = links.records_path(project_.shortcode)
+        if table is None:
+            result = RecordResult(0, 1, 1, ())
+        else:
+            try:
+                result = search_records(record_indexes(memo)[project_.key], query)
+            except PageOutOfRange as error:
+                raise Http404(f"There is no {error} of the records of {project_.shortcode}.") from None
+        rows = presenters.record_rows_at(table, result.positions, _values(), query.words) if table else ()
+        canonical = _url(path, query.params())
         return _render(
             request,
             "records.html",
@@ -261,22 +278,26 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
                 "project_name": name,
                 "project_url": links.project_path(project_.shortcode),
                 "rows": rows,
-                "count": count,
-                "page_count": page_count,
-                **pagination(page_number, page_count, lambda number: links.records_path(project_.shortcode, number)),
-                "first_position": start + 1 if count else 0,
-                "last_position": min(start + presenters.RECORDS_PAGE_SIZE, count),
-                "path": links.records_path(project_.shortcode),
+                "count": len(table) if table else 0,
+                "result": result,
+                "query": query,
+                "path": path,
+                "clear_text_url": _url(path, query.params(q="", page=1)),
+                **pagination(result.page, result.page_count, lambda n: _url(path, query.params(page=n))),
                 "meta": presenters.PageMeta(
-                    title=f"Records of {name}" + (f" (page {page_number})" if page_number > 1 else ""),
-                    description=f"The {count} records of the research project {name}.",
-                    path=links.records_path(project_.shortcode, page_number),
+                    title=f"Records of {name}" + (f" (page {result.page})" if result.page > 1 else ""),
+                    description=f"The {len(table) if table else 0} records of the research project {name}.",
+                    path=canonical,
                     json_path=f"{links.project_json_path(project_.shortcode)}/records",
                 ),
             },
         )
 
-    return _cached_page(request, memo, ("records", project_.key, page_number), render)
+    return _cached_page(request, memo, ("records", project_.key, query), render)
+
+
+def _url(path: str, pairs: list[tuple[str, str]]) -> str:
+    return f"{path}?{urlencode(pairs)}" if pairs else path
 
 
 @require_safe
