@@ -27,12 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from catalog.domain.model import RecordTable, _Strings, is_placeholder, language_items, parse_timestamp
-from catalog.domain.search import BadQuery, PageOutOfRange, normalise, parse_page, words
+from catalog.domain.search import PageOutOfRange, TextSortPage, normalise, words
 
 PAGE_SIZE = 50
-MAX_QUERY_LENGTH = 500
 MAX_QUERY_WORDS = 20
-SORTS = ("label", "label-desc", "newest", "oldest", "identifier")
 _DIGITS = re.compile(r"(\d+)")
 _NO_DATE = np.iinfo(np.int64).min
 
@@ -143,41 +141,12 @@ class ProjectRecordIndex:
 
 
 @dataclass(frozen=True)
-class RecordQuery:
-    """A records page's URL state, validated."""
-
-    text: str = ""
-    sort: str = ""  # "" is the default: label order
-    page: int = 1
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Sequence[str]]) -> RecordQuery:
-        """Parse ``{name: [values]}``; raises :class:`BadQuery`."""
-        text = " ".join(value.strip() for value in params.get("q", ()) if value.strip())
-        if len(text) > MAX_QUERY_LENGTH:
-            raise BadQuery(f"the search text is longer than {MAX_QUERY_LENGTH} characters")
-        sorts = [value for value in params.get("sort", ()) if value]
-        if len(sorts) > 1:
-            raise BadQuery("give one sort order")
-        sort = sorts[0] if sorts else ""
-        if sort and sort not in SORTS:
-            raise BadQuery(f"unknown sort order {sort!r}; use one of {', '.join(SORTS)}")
-        return cls(text, "" if sort == "label" else sort, parse_page(params.get("page", ())))
+class RecordQuery(TextSortPage):
+    SORTS = ("label", "label-desc", "newest", "oldest", "identifier")  # the first is the default
 
     @property
     def words(self) -> list[str]:
         return list(dict.fromkeys(words(self.text)))[:MAX_QUERY_WORDS]
-
-    @property
-    def effective_sort(self) -> str:
-        return self.sort or "label"
-
-    def params(self, **changes: object) -> list[tuple[str, str]]:
-        state = {"q": self.text, "sort": self.sort, "page": self.page, **changes}
-        pairs = [(name, str(state[name])) for name in ("q", "sort") if state[name]]
-        if int(state["page"]) > 1:  # type: ignore[call-overload]
-            pairs.append(("page", str(state["page"])))
-        return pairs
 
 
 @dataclass(frozen=True)

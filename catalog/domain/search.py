@@ -12,6 +12,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar, Self
 from urllib.parse import urlencode
 
 from catalog.domain.model import (
@@ -50,6 +51,16 @@ def _field_text(*texts: str) -> str:
     return " " + " ".join(word for text in texts for word in words(text)) + " "
 
 
+def searchable_text(*texts: str) -> str:
+    """The form :func:`matches` searches: every text's normalised words in one string."""
+    return _field_text(*texts)
+
+
+def matches(text: str, query_words: Sequence[str]) -> bool:
+    """The listing rule: every query word occurs in the (normalised) searchable text."""
+    return all(word in text for word in query_words)
+
+
 class BadQuery(ValueError):
     """A listing parameter that cannot be understood (answered with HTTP 400)."""
 
@@ -72,7 +83,7 @@ def parse_page(values: Sequence[str]) -> int:
 
 
 SORTS = {
-    "relevance": "Relevance",
+    "relevance": "Best match",
     "name": "Name A–Z",  # noqa: RUF001 (typographic dash)
     "name-desc": "Name Z–A",  # noqa: RUF001
     "newest": "Newest first",
@@ -269,6 +280,49 @@ class ListingQuery:
         return not self.text and not self.filters
 
 
+@dataclass(frozen=True)
+class TextSortPage:
+    """Search text, sort and page: the URL state of the simpler listings (records, browse pages).
+
+    Subclasses name their sorts; the first is the default and is left out of URLs.
+    """
+
+    text: str = ""
+    sort: str = ""  # "" is the default sort
+    page: int = 1
+    SORTS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Sequence[str]]) -> Self:
+        """Parse ``{name: [values]}``; raises :class:`BadQuery`."""
+        text = " ".join(value.strip() for value in params.get("q", ()) if value.strip())
+        if len(text) > MAX_QUERY_LENGTH:
+            raise BadQuery(f"the search text is longer than {MAX_QUERY_LENGTH} characters")
+        sorts = [value for value in params.get("sort", ()) if value]
+        if len(sorts) > 1:
+            raise BadQuery("give one sort order")
+        sort = sorts[0] if sorts else ""
+        if sort and sort not in cls.SORTS:
+            raise BadQuery(f"unknown sort order {sort!r}; use one of {', '.join(cls.SORTS)}")
+        return cls(text, "" if sort == cls.SORTS[0] else sort, parse_page(params.get("page", ())))
+
+    @property
+    def effective_sort(self) -> str:
+        return self.sort or self.SORTS[0]
+
+    def params(self, **changes: object) -> list[tuple[str, str]]:
+        """The state as URL parameters, with some parts changed; defaults left out."""
+        state = {"q": self.text, "sort": self.sort, "page": self.page, **changes}
+        pairs = [(name, str(state[name])) for name in ("q", "sort") if state[name]]
+        if int(state["page"]) > 1:  # type: ignore[call-overload]
+            pairs.append(("page", str(state["page"])))
+        return pairs
+
+    def url(self, path: str, **changes: object) -> str:
+        pairs = self.params(**changes)
+        return f"{path}?{urlencode(pairs)}" if pairs else path
+
+
 @dataclass(frozen=True, slots=True)
 class FacetValue:
     value: str
@@ -344,9 +398,7 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
     """Run a listing query; raises :class:`PageOutOfRange` past the last page."""
     query_words = words(query.text)
     entries = index.entries
-    matched_positions = [
-        position for position, entry in enumerate(entries) if all(word in entry.all_text for word in query_words)
-    ]
+    matched_positions = [position for position, entry in enumerate(entries) if matches(entry.all_text, query_words)]
     matched = [entries[position] for position in matched_positions]
     selections = [frozenset(query.selected(facet.key)) for facet in FACETS]
     facets = tuple(

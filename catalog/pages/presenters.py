@@ -627,6 +627,7 @@ class GroupPage:
     descriptions: tuple[tuple[str | None, str], ...]
     permalink: str | None
     projects: tuple[ProjectCard, ...]
+    section: str  # the browse listing it belongs to: "clusters" or "collections"
     records: tuple[Shown, ...] = ()
     collections: tuple[EntityRef, ...] = ()
     parents: tuple[EntityRef, ...] = ()
@@ -661,6 +662,7 @@ def build_cluster_page(catalog: Catalog, cluster: Cluster, values: Values) -> Gr
             json_path=links.cluster_json_path(cluster.id),
         ),
         kind="Project cluster",
+        section="clusters",
         name=name,
         descriptions=descriptions,
         permalink=values.url(cluster.get("pid")),
@@ -689,6 +691,7 @@ def build_collection_page(catalog: Catalog, collection: Collection, values: Valu
             json_path=links.collection_json_path(collection.id),
         ),
         kind="Collection",
+        section="collections",
         name=name,
         descriptions=descriptions,
         permalink=values.url(collection.get("pid")),

@@ -18,6 +18,7 @@ from django.template.loader import get_template, render_to_string
 from django.urls import get_resolver
 from django.views.decorators.http import require_safe
 
+from catalog.domain.browse import BrowseQuery, browse, build_entries
 from catalog.domain.memo import CatalogMemo, memo_for
 from catalog.domain.model import Catalog, Project, RecordTable
 from catalog.domain.record_search import (
@@ -66,6 +67,8 @@ PAGE_TEMPLATES = (
     "_pagination.html",
     "_record_table.html",
     "_project_roles.html",
+    "browse.html",
+    "_browse_title.html",
 )
 
 
@@ -377,6 +380,51 @@ def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
         return _render(request, "group.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
     return _cached_page(request, memo_for(catalog), ("collection", collection_.id), render)
+
+
+@require_safe
+def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
+    """`/persons`, `/organizations`, `/clusters`, `/collections`: search, sort, pages."""
+    catalog = get_catalog()
+    memo = memo_for(catalog)
+    try:
+        query = BrowseQuery.from_params(dict(request.GET.lists()))
+    except BadQuery as error:
+        return bad_request(request, str(error))
+
+    def render() -> str:
+        entries = memo.get(("browse", kind), lambda: build_entries(catalog, kind))
+        try:
+            result = browse(entries, query)
+        except PageOutOfRange as error:
+            raise Http404(f"There is no {error} of this listing.") from None
+        path = f"/{kind}"
+        return _render(
+            request,
+            "browse.html",
+            {
+                "kind": kind,
+                "result": result,
+                "query": query,
+                "path": path,
+                "rows": [(entry, ENTITY_PATHS[kind](entry.id)) for entry in result.items],
+                "total_entries": len(entries),
+                "clear_text_url": query.url(path, q="", page=1),
+                **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
+                "canonical": query.url(path),
+                "json_path": f"/api/v2/{kind}",
+            },
+        )
+
+    return _cached_page(request, memo, ("browse", kind, query), render)
+
+
+ENTITY_PATHS = {
+    "persons": links.person_path,
+    "organizations": links.organization_path,
+    "clusters": links.cluster_path,
+    "collections": links.collection_path,
+}
 
 
 @require_safe
