@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, Self
 from urllib.parse import urlencode
 
@@ -241,11 +241,17 @@ class ListingQuery:
                 filters.append((key, tuple(sorted(selected))))
         if count > MAX_FILTER_VALUES:
             raise BadQuery(f"more than {MAX_FILTER_VALUES} filter values")
-        return cls(text, tuple(filters), sort, page)
+        query = cls(text, tuple(filters), sort, page)
+        return replace(query, sort="") if sort == query.default_sort else query
+
+    @property
+    def default_sort(self) -> str:
+        """Best match for a search, else name: the order an empty ``sort`` means."""
+        return "relevance" if self.text else "name"
 
     @property
     def effective_sort(self) -> str:
-        return self.sort or ("relevance" if self.text else "name")
+        return self.sort or self.default_sort
 
     def selected(self, key: str) -> tuple[str, ...]:
         return dict(self.filters).get(key, ())
@@ -437,12 +443,17 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
 
 
 def page_numbers(page: int, page_count: int, around: int = 2) -> list[int | None]:
-    """Numbered pagination: first, last and a window around the current page; None is a gap."""
+    """Numbered pagination: first, last and a window around the current page; None is a gap.
+
+    A gap stands for two pages or more: a single missing page is shown as its number.
+    """
     shown = {1, page_count, *range(max(1, page - around), min(page_count, page + around) + 1)}
     numbers: list[int | None] = []
     previous = 0
     for number in sorted(shown):
-        if number - previous > 1:
+        if number - previous == 2:
+            numbers.append(previous + 1)
+        elif number - previous > 2:
             numbers.append(None)
         numbers.append(number)
         previous = number

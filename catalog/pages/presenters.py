@@ -40,6 +40,7 @@ from catalog.formats import links
 RECORDS_ON_PROJECT_PAGE = 20
 RECORDS_PAGE_SIZE = 50
 META_DESCRIPTION_LENGTH = 160
+FOLD_CHARACTERS = 700  # descriptions longer than this start folded
 CARD_KEYWORDS = 4
 
 TAB_LABELS = {
@@ -85,6 +86,8 @@ class ProjectCard:
     short_description: str | None
     keywords: tuple[str, ...]
     badges: tuple[Badge, ...]
+    start_date: str | None = None  # the date "Newest first" and "Oldest first" sort by
+    end_date: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +184,11 @@ class ProjectPage:
     data_management_plan: Shown
     clusters: tuple[EntityRef, ...] = field(default=())
 
+    @property
+    def folds_description(self) -> bool:
+        """Whether the description starts folded: decided here, so the fold is in the first paint."""
+        return sum(len(text) for _, text in self.descriptions) > FOLD_CHARACTERS
+
 
 def _ref_for(catalog: Catalog, contributor_id: str) -> tuple[EntityRef, bool] | None:
     person = catalog.persons.get(contributor_id)
@@ -218,6 +226,8 @@ def project_card(project: Project, values: Values) -> ProjectCard:
         short_description=values.text(project.get("shortDescription")),
         keywords=tuple(keyword for keyword in keywords if keyword)[:CARD_KEYWORDS],
         badges=project_badges(project, values),
+        start_date=plain(values.date(project.get("startDate"))) or None,
+        end_date=plain(values.date(project.get("endDate"))) or None,
     )
 
 
