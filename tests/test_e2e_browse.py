@@ -74,7 +74,7 @@ def test_record_search_keeps_its_state_in_the_address(page: Page, server):  # no
         page.wait_for_url("**/projects/0803/records?q=Seitenbezeichnung&sort=")
     heading = page.locator("#results-heading").inner_text()
     matched = int(heading.split()[0])
-    assert re.fullmatch(r"\d+ of \d+ records match(, showing 1–50)?", heading)
+    assert re.fullmatch("\\d+ of \\d+ records match(, showing 1\u201350)?", heading)
     rows = page.locator("table.records tbody tr")
     assert rows.count() == min(50, matched)
     assert page.locator("table.records tbody tr mark").first.inner_text() == "Seitenbezeichnung"

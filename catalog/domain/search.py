@@ -38,6 +38,8 @@ _WORD = re.compile(r"\w+")
 
 def normalise(text: str) -> str:
     """Case- and accent-insensitive form of a text: "Zürich" and "zurich" match."""
+    if text.isascii():  # the common case, and NFKD leaves ASCII as it is
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
     return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
 
