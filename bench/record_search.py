@@ -8,6 +8,8 @@ project (as ``svc serve`` does before forking) and measures again; then runs a
 set of queries against the largest project (or ``--project``), each ``--repeat``
 times, and prints the median and the 95th percentile per query, as milliseconds.
 A query's time covers matching, counting, sorting and cutting out one page.
+With ``--pages N`` it also renders N distinct result pages (each a page-cache
+miss) of the largest project through Django, parsing and laying out the rows.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import statistics
 import time
 from pathlib import Path
 
 from bench.load_time import current_rss_kib
 from catalog.domain.loader import load_catalog
+from catalog.domain.model import Catalog
 from catalog.domain.record_search import RecordQuery, build_record_indexes, search_records
 
 QUERIES = (
@@ -42,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--project", help="shortcode (default: the project with the most records)")
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--pages", type=int, default=0, help="also time N whole pages through Django")
     args = parser.parse_args(argv)
 
     catalog = load_catalog(args.data_dir)
@@ -77,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
                 "p95_ms": round(times[int(len(times) * 0.95) - 1], 2),
             }
         )
+    if args.pages:
+        figures.append(page_figures(catalog, indexes, key, args.pages))
     result = {
         "data_dir": str(args.data_dir),
         "project": key,
@@ -100,6 +107,47 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
     return 0
+
+
+def page_figures(catalog: Catalog, indexes: dict, key: str, count: int) -> dict:
+    """Whole /records pages of ``key``: search "text", newest first, pages 1..count (all cache misses)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "svc_site.settings")
+    import django
+
+    django.setup()
+    import tempfile
+
+    from django.test import Client
+    from django.test.utils import override_settings
+
+    from svc_site.assets import ensure_built
+
+    static_root = tempfile.mkdtemp(prefix="svc-bench-static-")
+    override_settings(STATIC_ROOT=static_root).enable()  # pages need the built CSS/JS manifest
+    ensure_built()
+
+    from catalog import runtime
+    from catalog.domain.memo import memo_for
+
+    runtime.install(catalog)
+    memo_for(catalog).get("record-indexes", lambda: indexes)
+    client = Client()
+    shortcode = catalog.project_by_key[key].shortcode
+    times = []
+    for number in range(1, count + 1):
+        began = time.perf_counter()
+        response = client.get(f"/projects/{shortcode}/records", {"q": "text", "sort": "newest", "page": number})
+        times.append((time.perf_counter() - began) * 1000)
+        assert response.status_code == 200, response.status_code
+    times.sort()
+    return {
+        "q": "text (whole page)",
+        "sort": "newest",
+        "page": count,
+        "matches": search_records(indexes[key], RecordQuery("text")).total,
+        "median_ms": round(statistics.median(times), 2),
+        "p95_ms": round(times[max(0, int(len(times) * 0.95) - 1)], 2),
+    }
 
 
 if __name__ == "__main__":
