@@ -85,6 +85,8 @@ def link_dependencies(venv: Path) -> None:
             if ".." in file.parts:  # console scripts outside site-packages: svc needs none of them
                 continue
             destination = target / file
+            if destination.exists():  # a RECORD may list a file twice (numpy's does)
+                continue
             destination.parent.mkdir(parents=True, exist_ok=True)
             try:
                 os.link(file.locate(), destination)

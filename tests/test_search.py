@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lxml import html
 
-from catalog.domain.search import normalise
+from catalog.domain.search import ListingQuery, normalise, page_numbers
 from tests import datadir
 from tests.conftest import CORPUS_DIR
 
@@ -158,7 +158,8 @@ def test_active_filters_can_be_removed_one_by_one(client, small):
 def test_sort_orders(client, small, sort, expected):
     tree = listing(client, f"sort={sort}")
     assert shortcodes(tree) == expected
-    assert tree.xpath("//select[@name='sort']/option[@selected]/@value") == [sort]
+    # The default order (name, without a search) is the option whose value is empty: left out of URLs.
+    assert tree.xpath("//select[@name='sort']/option[@selected]/@value") == ["" if sort == "name" else sort]
 
 
 def test_unknown_filter_values_match_nothing_and_are_shown(client, small):
@@ -201,11 +202,37 @@ def test_corpus_pagination(client, install_catalog):
     tree = listing(client, "page=6", status=404)
     assert tree.xpath("//h1/text()") == ["Page not found"]
     # A filtered listing keeps its state in the page links.
-    filtered = listing(client, "status=Ongoing&sort=name")
-    assert "/projects?status=Ongoing&sort=name&page=2" in filtered.xpath("//nav[@aria-label='Pagination']//a/@href")
+    filtered = listing(client, "status=Ongoing&sort=name-desc")
+    assert "/projects?status=Ongoing&sort=name-desc&page=2" in filtered.xpath(
+        "//nav[@aria-label='Pagination']//a/@href"
+    )
 
 
 def test_corpus_search_finds_accented_names(client, install_catalog):
     install_catalog(CORPUS_DIR)
     assert "0803" in shortcodes(listing(client, "q=fruhdrucke"))
     assert "0803" in shortcodes(listing(client, "q=FRÜHDRUCKE+basel"))
+
+
+def test_one_relevance_sort_and_the_default_left_out_of_the_url(client, small):
+    tree = listing(client, "q=zurich")
+    options = tree.xpath("//select[@name='sort']/option/text()")
+    assert options.count("Best match") == 1 and "Relevance" not in options
+    assert tree.xpath("//select[@name='sort']/option[@selected]/@value") == [""]
+    assert ListingQuery.from_params({"q": ["x"], "sort": ["relevance"]}).sort == ""
+    assert ListingQuery.from_params({"sort": ["name"]}).sort == ""
+    assert ListingQuery.from_params({"q": ["x"], "sort": ["name"]}).sort == "name"
+
+
+@pytest.mark.parametrize(
+    ("page", "count", "expected"),
+    [
+        (1, 5, [1, 2, 3, 4, 5]),  # not 1 2 3 … 5: a gap never hides a single page
+        (1, 6, [1, 2, 3, None, 6]),
+        (4, 7, [1, 2, 3, 4, 5, 6, 7]),
+        (5, 10, [1, 2, 3, 4, 5, 6, 7, None, 10]),
+        (1, 1, [1]),
+    ],
+)
+def test_pagination_never_hides_a_single_page(page, count, expected):
+    assert page_numbers(page, count) == expected

@@ -11,8 +11,8 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Self
 from urllib.parse import urlencode
 
 from catalog.domain import disciplines
@@ -40,6 +40,8 @@ _WORD = re.compile(r"\w+")
 
 def normalise(text: str) -> str:
     """Case- and accent-insensitive form of a text: "Zürich" and "zurich" match."""
+    if text.isascii():  # the common case, and NFKD leaves ASCII as it is
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
     return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
 
@@ -51,6 +53,16 @@ def words(text: str) -> list[str]:
 def _field_text(*texts: str) -> str:
     """Normalised words joined by spaces, framed by spaces for word-start tests."""
     return " " + " ".join(word for text in texts for word in words(text)) + " "
+
+
+def searchable_text(*texts: str) -> str:
+    """The form :func:`matches` searches: every text's normalised words in one string."""
+    return _field_text(*texts)
+
+
+def matches(text: str, query_words: Sequence[str]) -> bool:
+    """The listing rule: every query word occurs in the (normalised) searchable text."""
+    return all(word in text for word in query_words)
 
 
 class BadQuery(ValueError):
@@ -75,7 +87,7 @@ def parse_page(values: Sequence[str]) -> int:
 
 
 SORTS = {
-    "relevance": "Relevance",
+    "relevance": "Best match",
     "name": "Name A–Z",  # noqa: RUF001 (typographic dash)
     "name-desc": "Name Z–A",  # noqa: RUF001
     "newest": "Newest first",
@@ -238,11 +250,17 @@ class ListingQuery:
                 filters.append((key, tuple(sorted(selected))))
         if count > MAX_FILTER_VALUES:
             raise BadQuery(f"more than {MAX_FILTER_VALUES} filter values")
-        return cls(text, tuple(filters), sort, page)
+        query = cls(text, tuple(filters), sort, page)
+        return replace(query, sort="") if sort == query.default_sort else query
+
+    @property
+    def default_sort(self) -> str:
+        """Best match for a search, else name: the order an empty ``sort`` means."""
+        return "relevance" if self.text else "name"
 
     @property
     def effective_sort(self) -> str:
-        return self.sort or ("relevance" if self.text else "name")
+        return self.sort or self.default_sort
 
     def selected(self, key: str) -> tuple[str, ...]:
         return dict(self.filters).get(key, ())
@@ -281,6 +299,49 @@ class ListingQuery:
     @property
     def is_default(self) -> bool:
         return not self.text and not self.filters
+
+
+@dataclass(frozen=True)
+class TextSortPage:
+    """Search text, sort and page: the URL state of the simpler listings (records, browse pages).
+
+    Subclasses name their sorts; the first is the default and is left out of URLs.
+    """
+
+    text: str = ""
+    sort: str = ""  # "" is the default sort
+    page: int = 1
+    SORTS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Sequence[str]]) -> Self:
+        """Parse ``{name: [values]}``; raises :class:`BadQuery`."""
+        text = " ".join(value.strip() for value in params.get("q", ()) if value.strip())
+        if len(text) > MAX_QUERY_LENGTH:
+            raise BadQuery(f"the search text is longer than {MAX_QUERY_LENGTH} characters")
+        sorts = [value for value in params.get("sort", ()) if value]
+        if len(sorts) > 1:
+            raise BadQuery("give one sort order")
+        sort = sorts[0] if sorts else ""
+        if sort and sort not in cls.SORTS:
+            raise BadQuery(f"unknown sort order {sort!r}; use one of {', '.join(cls.SORTS)}")
+        return cls(text, "" if sort == cls.SORTS[0] else sort, parse_page(params.get("page", ())))
+
+    @property
+    def effective_sort(self) -> str:
+        return self.sort or self.SORTS[0]
+
+    def params(self, **changes: object) -> list[tuple[str, str]]:
+        """The state as URL parameters, with some parts changed; defaults left out."""
+        state = {"q": self.text, "sort": self.sort, "page": self.page, **changes}
+        pairs = [(name, str(state[name])) for name in ("q", "sort") if state[name]]
+        if int(state["page"]) > 1:  # type: ignore[call-overload]
+            pairs.append(("page", str(state["page"])))
+        return pairs
+
+    def url(self, path: str, **changes: object) -> str:
+        pairs = self.params(**changes)
+        return f"{path}?{urlencode(pairs)}" if pairs else path
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,9 +419,7 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
     """Run a listing query; raises :class:`PageOutOfRange` past the last page."""
     query_words = words(query.text)
     entries = index.entries
-    matched_positions = [
-        position for position, entry in enumerate(entries) if all(word in entry.all_text for word in query_words)
-    ]
+    matched_positions = [position for position, entry in enumerate(entries) if matches(entry.all_text, query_words)]
     matched = [entries[position] for position in matched_positions]
     selections = [frozenset(query.selected(facet.key)) for facet in FACETS]
     facets = tuple(
@@ -399,12 +458,17 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
 
 
 def page_numbers(page: int, page_count: int, around: int = 2) -> list[int | None]:
-    """Numbered pagination: first, last and a window around the current page; None is a gap."""
+    """Numbered pagination: first, last and a window around the current page; None is a gap.
+
+    A gap stands for two pages or more: a single missing page is shown as its number.
+    """
     shown = {1, page_count, *range(max(1, page - around), min(page_count, page + around) + 1)}
     numbers: list[int | None] = []
     previous = 0
     for number in sorted(shown):
-        if number - previous > 1:
+        if number - previous == 2:
+            numbers.append(previous + 1)
+        elif number - previous > 2:
             numbers.append(None)
         numbers.append(number)
         previous = number

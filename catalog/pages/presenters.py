@@ -8,7 +8,7 @@ for every request, so that templates only lay values out.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from catalog.domain.model import (
     Project,
     RecordTable,
 )
+from catalog.domain.record_search import highlight, record_date
 from catalog.domain.values import (
     Link,
     Placeholder,
@@ -39,6 +40,7 @@ from catalog.formats import links
 RECORDS_ON_PROJECT_PAGE = 20
 RECORDS_PAGE_SIZE = 50
 META_DESCRIPTION_LENGTH = 160
+FOLD_CHARACTERS = 700  # descriptions longer than this start folded
 CARD_KEYWORDS = 4
 
 TAB_LABELS = {
@@ -84,6 +86,8 @@ class ProjectCard:
     short_description: str | None
     keywords: tuple[str, ...]
     badges: tuple[Badge, ...]
+    start_date: str | None = None  # the date "Newest first" and "Oldest first" sort by
+    end_date: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +120,8 @@ class RecordRow:
     url: str
     type_of_data: str | None
     date: str | None
+    identifier: str = ""
+    label_parts: tuple[tuple[str, bool], ...] = ()  # (text, matches the search)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +184,11 @@ class ProjectPage:
     data_management_plan: Shown
     clusters: tuple[EntityRef, ...] = field(default=())
 
+    @property
+    def folds_description(self) -> bool:
+        """Whether the description starts folded: decided here, so the fold is in the first paint."""
+        return sum(len(text) for _, text in self.descriptions) > FOLD_CHARACTERS
+
 
 def _ref_for(catalog: Catalog, contributor_id: str) -> tuple[EntityRef, bool] | None:
     person = catalog.persons.get(contributor_id)
@@ -215,6 +226,8 @@ def project_card(project: Project, values: Values) -> ProjectCard:
         short_description=values.text(project.get("shortDescription")),
         keywords=tuple(keyword for keyword in keywords if keyword)[:CARD_KEYWORDS],
         badges=project_badges(project, values),
+        start_date=plain(values.date(project.get("startDate"))) or None,
+        end_date=plain(values.date(project.get("endDate"))) or None,
     )
 
 
@@ -246,7 +259,7 @@ def _legal_strings(legal_infos: Frozen, name: str, values: Values) -> tuple[str,
     return tuple(shown)
 
 
-def _record_row(table: RecordTable, index: int, values: Values) -> RecordRow:
+def _record_row(table: RecordTable, index: int, values: Values, query_words: Sequence[str] = ()) -> RecordRow:
     record = table.record(index)
     pid = table.pids[index]
     label = plain(values.text(record.get("label"))) or links.record_suffix(pid)
@@ -254,12 +267,21 @@ def _record_row(table: RecordTable, index: int, values: Values) -> RecordRow:
         label=label,
         url=links.record_path(table.shortcode, pid),
         type_of_data=values.text(record.get("typeOfData")),
-        date=values.date(record.get("datePublished") or record.get("dateCreated")),
+        date=values.date(record_date(record)),
+        identifier=links.record_suffix(pid),
+        label_parts=highlight(label, query_words),
     )
 
 
 def record_rows(table: RecordTable, start: int, stop: int, values: Values) -> tuple[RecordRow, ...]:
     return tuple(_record_row(table, index, values) for index in range(start, min(stop, len(table))))
+
+
+def record_rows_at(
+    table: RecordTable, positions: Sequence[int], values: Values, query_words: Sequence[str]
+) -> tuple[RecordRow, ...]:
+    """The rows of a search result page, with the query's words marked in the labels."""
+    return tuple(_record_row(table, index, values, query_words) for index in positions)
 
 
 def _fact(label: str, *items: Any) -> Fact | None:
@@ -616,6 +638,7 @@ class GroupPage:
     descriptions: tuple[tuple[str | None, str], ...]
     permalink: str | None
     projects: tuple[ProjectCard, ...]
+    section: str  # the browse listing it belongs to: "clusters" or "collections"
     records: tuple[Shown, ...] = ()
     collections: tuple[EntityRef, ...] = ()
     parents: tuple[EntityRef, ...] = ()
@@ -653,6 +676,7 @@ def _group_page(
             json_path=json_path,
         ),
         kind=kind,
+        section="clusters" if isinstance(group, Cluster) else "collections",
         name=name,
         descriptions=descriptions,
         permalink=values.url(group.get("pid")),

@@ -55,6 +55,10 @@ urlpatterns = [
         )
     ),
     path(export_views.CATALOGUE_PATH.lstrip("/"), export_views.catalogue_jsonld, name="catalogue-jsonld"),
+    path("persons", views.browse_listing, {"kind": "persons"}, name="persons"),
+    path("organizations", views.browse_listing, {"kind": "organizations"}, name="organizations"),
+    path("clusters", views.browse_listing, {"kind": "clusters"}, name="clusters"),
+    path("collections", views.browse_listing, {"kind": "collections"}, name="collections"),
     path("persons/<str:person_id>", views.person, name="person"),
     path("organizations/<str:organization_id>", views.organization, name="organization"),
     path("clusters/<str:cluster_id>", views.cluster, name="cluster"),

@@ -9,17 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import get_template, render_to_string
 from django.urls import get_resolver
 from django.views.decorators.http import require_safe
 
+from catalog.domain.browse import BrowseQuery, browse, build_entries
 from catalog.domain.memo import CatalogMemo, memo_for
 from catalog.domain.model import Catalog, Project, RecordTable
+from catalog.domain.record_search import (
+    ProjectRecordIndex,
+    RecordQuery,
+    RecordResult,
+    build_record_indexes,
+    search_records,
+)
 from catalog.domain.search import (
     SORTS,
     BadQuery,
@@ -28,7 +36,6 @@ from catalog.domain.search import (
     PageOutOfRange,
     SearchIndex,
     pagination,
-    parse_page,
     search,
 )
 from catalog.domain.values import Values
@@ -65,6 +72,8 @@ PAGE_TEMPLATES = (
     "_citation_box.html",
     "_export_box.html",
     "choices.html",
+    "browse.html",
+    "_browse_title.html",
 )
 
 
@@ -78,7 +87,9 @@ def warm_up() -> None:
     for name in PAGE_TEMPLATES:
         get_template(name)
     catalog = get_catalog()
-    memo_for(catalog).get("search-index", lambda: SearchIndex.build(catalog))
+    memo = memo_for(catalog)
+    memo.get("search-index", lambda: SearchIndex.build(catalog))
+    record_indexes(memo)
 
 
 # Lookups --------------------------------------------------------------------
@@ -325,28 +336,33 @@ def shortcode_choices(request: HttpRequest, catalog: Catalog, prefix: str) -> Ht
     return response
 
 
+def record_indexes(memo: CatalogMemo) -> dict[str, ProjectRecordIndex]:
+    return memo.get("record-indexes", lambda: build_record_indexes(memo.catalog.records))
+
+
 @require_safe
 def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = get_catalog()
     memo = memo_for(catalog)
     project_ = get_project_or_404(catalog, shortcode)
     try:
-        page_number = parse_page(request.GET.getlist("page"))
+        query = RecordQuery.from_params(dict(request.GET.lists()))
     except BadQuery as error:
         return bad_request(request, str(error))
     table = catalog.records_of(project_)
-    count = len(table) if table else 0
-    paginator = Paginator(range(count), presenters.RECORDS_PAGE_SIZE)
-    page_count = paginator.num_pages
-    if page_number > page_count:
-        raise Http404(f"The records of {project_.shortcode} have {page_count} page(s), not {page_number}.")
 
     def render() -> str:
-        page = paginator.page(page_number)
-        rows = (
-            presenters.record_rows(table, max(page.start_index() - 1, 0), page.end_index(), _values()) if table else ()
-        )
         name = project_.name or project_.shortcode
+        path = links.records_path(project_.shortcode)
+        if table is None:
+            result = RecordResult(0, 1, 1, ())
+        else:
+            try:
+                result = search_records(record_indexes(memo)[project_.key], query)
+            except PageOutOfRange as error:
+                raise Http404(f"There is no {error} of the records of {project_.shortcode}.") from None
+        rows = presenters.record_rows_at(table, result.positions, _values(), query.words) if table else ()
+        canonical = _url(path, query.params())
         return _render(
             request,
             "records.html",
@@ -354,22 +370,26 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
                 "project_name": name,
                 "project_url": links.project_path(project_.shortcode),
                 "rows": rows,
-                "count": count,
-                "page_count": page_count,
-                **pagination(page_number, page_count, lambda number: links.records_path(project_.shortcode, number)),
-                "first_position": page.start_index(),
-                "last_position": page.end_index(),
-                "path": links.records_path(project_.shortcode),
+                "count": len(table) if table else 0,
+                "result": result,
+                "query": query,
+                "path": path,
+                "clear_text_url": _url(path, query.params(q="", page=1)),
+                **pagination(result.page, result.page_count, lambda n: _url(path, query.params(page=n))),
                 "meta": presenters.PageMeta(
-                    title=f"Records of {name}" + (f" (page {page_number})" if page_number > 1 else ""),
-                    description=f"The {count} records of the research project {name}.",
-                    path=links.records_path(project_.shortcode, page_number),
+                    title=f"Records of {name}" + (f" (page {result.page})" if result.page > 1 else ""),
+                    description=f"The {len(table) if table else 0} records of the research project {name}.",
+                    path=canonical,
                     json_path=f"{links.project_json_path(project_.shortcode)}/records",
                 ),
             },
         )
 
-    return _cached_page(request, memo, ("records", project_.key, page_number), render)
+    return _cached_page(request, memo, ("records", project_.key, query), render)
+
+
+def _url(path: str, pairs: list[tuple[str, str]]) -> str:
+    return f"{path}?{urlencode(pairs)}" if pairs else path
 
 
 @require_safe
@@ -555,6 +575,51 @@ def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
 
     response = _cached_page(request, memo_for(catalog), ("collection", collection_.id), render)
     return export_views.finish_page(response, request, described)
+
+
+@require_safe
+def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
+    """`/persons`, `/organizations`, `/clusters`, `/collections`: search, sort, pages."""
+    catalog = get_catalog()
+    memo = memo_for(catalog)
+    try:
+        query = BrowseQuery.from_params(dict(request.GET.lists()))
+    except BadQuery as error:
+        return bad_request(request, str(error))
+
+    def render() -> str:
+        entries = memo.get(("browse", kind), lambda: build_entries(catalog, kind))
+        try:
+            result = browse(entries, query)
+        except PageOutOfRange as error:
+            raise Http404(f"There is no {error} of this listing.") from None
+        path = f"/{kind}"
+        return _render(
+            request,
+            "browse.html",
+            {
+                "kind": kind,
+                "result": result,
+                "query": query,
+                "path": path,
+                "rows": [(entry, ENTITY_PATHS[kind](entry.id)) for entry in result.items],
+                "total_entries": len(entries),
+                "clear_text_url": query.url(path, q="", page=1),
+                **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
+                "canonical": query.url(path),
+                "json_path": f"/api/v2/{kind}",
+            },
+        )
+
+    return _cached_page(request, memo, ("browse", kind, query), render)
+
+
+ENTITY_PATHS = {
+    "persons": links.person_path,
+    "organizations": links.organization_path,
+    "clusters": links.cluster_path,
+    "collections": links.collection_path,
+}
 
 
 @require_safe

@@ -103,24 +103,6 @@
     });
   }
 
-  /* Long descriptions start folded, with a button to unfold them. */
-  function setUpShowMore(block) {
-    if (block.scrollHeight < 260) return;
-    block.classList.add("collapsed");
-    var button = document.createElement("button");
-    button.type = "button";
-    button.className = "secondary show-more";
-    button.textContent = "Show more";
-    button.setAttribute("aria-expanded", "false");
-    button.setAttribute("aria-controls", block.id);
-    button.addEventListener("click", function () {
-      var collapsed = block.classList.toggle("collapsed");
-      button.textContent = collapsed ? "Show more" : "Show less";
-      button.setAttribute("aria-expanded", collapsed ? "false" : "true");
-    });
-    block.parentNode.insertBefore(button, block.nextSibling);
-  }
-
   /* Filters and sort order apply as soon as they change. */
   function setUpAutoSubmit(control) {
     control.addEventListener("change", function () {
@@ -160,7 +142,6 @@
   }
   each("[data-tabs]", setUpTabs);
   each("button[data-copy]", setUpCopy);
-  each("[data-show-more]", setUpShowMore);
   each("[data-autosubmit]", setUpAutoSubmit);
   each("form[role=search]", setUpCleanSubmit);
   each("[data-filters-fold]", setUpFiltersFold);

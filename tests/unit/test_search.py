@@ -69,7 +69,9 @@ def test_query_from_params_refuses(params):
         (1, 1, [1]),
         (1, 3, [1, 2, 3]),
         (1, 10, [1, 2, 3, None, 10]),
-        (5, 10, [1, None, 3, 4, 5, 6, 7, None, 10]),
+        (5, 10, [1, 2, 3, 4, 5, 6, 7, None, 10]),  # page 2 alone is shown, never hidden behind an ellipsis
+        (6, 10, [1, None, 4, 5, 6, 7, 8, 9, 10]),
+        (3, 5, [1, 2, 3, 4, 5]),
         (10, 10, [1, None, 8, 9, 10]),
         (4, 10, [1, 2, 3, 4, 5, 6, None, 10]),
     ],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -9,6 +11,12 @@ from django.utils.safestring import SafeString, mark_safe
 from catalog.domain.values import Link
 
 register = template.Library()
+
+
+@register.filter(is_safe=True)
+def break_at_slashes(value: object) -> SafeString:
+    """A URL, escaped, with a line-break opportunity after each slash (and nowhere else, see site.css)."""
+    return mark_safe(re.sub(r"/(?!/)", "/<wbr>", conditional_escape(str(value))))
 
 
 @register.filter(is_safe=True)

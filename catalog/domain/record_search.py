@@ -1,0 +1,200 @@
+"""Search and sort inside one project's records, fast at a quarter million records.
+
+Built once per catalogue (see :mod:`catalog.domain.memo`), before the workers
+fork, so they share it. Per project the index holds
+
+* a sorted, packed vocabulary of the records' normalised words (the same
+  case- and accent-folding as the project listing, :func:`search.words`) and,
+  in vocabulary order, the records each word occurs in (one int32 array): the
+  records whose words *start with* a query word are one contiguous slice;
+* the record order for each sort (natural label order, date), as int32 arrays;
+  identifier order is the table's own (pid) order.
+
+A query marks the matching records in a boolean array per word (numpy), ANDs
+them and reads the wanted sort order through the mask: no Python loop runs over
+the records. Word-prefix rather than substring matching keeps that property:
+"o2" finds "o2r", "zur" finds "Zürich".
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from catalog.domain.model import RecordTable, _Strings, is_placeholder, language_items, parse_timestamp
+from catalog.domain.search import PageOutOfRange, TextSortPage, normalise, words
+
+PAGE_SIZE = 50
+MAX_QUERY_WORDS = 20
+_DIGITS = re.compile(r"(\d+)")
+_NO_DATE = np.iinfo(np.int64).min
+
+
+def natural_key(text: str) -> tuple[object, ...]:
+    """Sort key that orders digit runs by value: "2r" before "10r"."""
+    parts = _DIGITS.split(normalise(text))
+    return tuple(int(part) if i % 2 else part for i, part in enumerate(parts))
+
+
+def _texts(value: object) -> Iterator[str]:
+    """Every text of a stored value: strings, language maps, lists of them."""
+    if isinstance(value, str):
+        if value and not is_placeholder(value):
+            yield value
+    elif isinstance(value, Mapping):
+        for _, text in language_items(value):
+            if not is_placeholder(text):
+                yield text
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
+
+
+def record_label(record: Mapping[str, object]) -> str:
+    """The label the records table shows (first language of the stored map)."""
+    return next(_texts(record.get("label")), "")
+
+
+def record_date(record: Mapping[str, object]) -> object:
+    """The date the records table shows and the date sort uses."""
+    return record.get("datePublished") or record.get("dateCreated")
+
+
+SEARCHED_FIELDS = ("label", "description", "keywords", "typeOfData", "publisher")
+
+
+def record_words(record: Mapping[str, object], pid: str) -> set[str]:
+    """The normalised words a record is found by: its text fields and the last part of its pid."""
+    found = {word for name in SEARCHED_FIELDS for text in _texts(record.get(name)) for word in words(text)}
+    found.update(words(pid.rpartition("/")[2]))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectRecordIndex:
+    size: int
+    vocabulary: _Strings  # sorted normalised words
+    starts: np.ndarray  # int64, len(vocabulary) + 1: where each word's postings start
+    postings: np.ndarray  # int32 record positions, grouped by word in vocabulary order
+    by_label: np.ndarray  # int32 record positions in natural label order
+    by_date: np.ndarray  # int32 record positions, oldest first, undated last
+    dated: int  # how many records have a date (the head of by_date)
+
+    @classmethod
+    def build(cls, table: RecordTable) -> ProjectRecordIndex:
+        postings_of: dict[str, list[int]] = {}
+        labels: list[tuple[tuple[object, ...], int]] = []
+        dates = np.empty(len(table), dtype=np.int64)
+        for position in range(len(table)):
+            record = json.loads(table.document(position))
+            for word in record_words(record, table.pids[position]):
+                postings_of.setdefault(word, []).append(position)
+            labels.append((natural_key(record_label(record)), position))
+            stamp = parse_timestamp(record_date(record))
+            dates[position] = _NO_DATE if stamp is None else stamp
+        vocabulary = sorted(postings_of)
+        counts = np.fromiter((len(postings_of[word]) for word in vocabulary), dtype=np.int64, count=len(vocabulary))
+        starts = np.zeros(len(vocabulary) + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        postings = np.fromiter(
+            (position for word in vocabulary for position in postings_of[word]), dtype=np.int32, count=int(starts[-1])
+        )
+        labels.sort()
+        dated = np.flatnonzero(dates != _NO_DATE)
+        by_date = np.concatenate([dated[np.argsort(dates[dated], kind="stable")], np.flatnonzero(dates == _NO_DATE)])
+        return cls(
+            size=len(table),
+            vocabulary=_Strings.pack([word.encode() for word in vocabulary]),
+            starts=starts,
+            postings=postings,
+            by_label=np.fromiter((position for _, position in labels), dtype=np.int32, count=len(labels)),
+            by_date=by_date.astype(np.int32),
+            dated=len(dated),
+        )
+
+    def matching(self, query_words: Sequence[str]) -> np.ndarray | None:
+        """A boolean mask of the records having a word that starts with each query word; None for no words."""
+        mask = None
+        for word in query_words:
+            low = bisect.bisect_left(self.vocabulary, word)
+            high = bisect.bisect_left(self.vocabulary, word + "\U0010ffff")
+            found = np.zeros(self.size, dtype=bool)
+            found[self.postings[self.starts[low] : self.starts[high]]] = True
+            mask = found if mask is None else mask & found
+        return mask
+
+    def ordered(self, sort: str, mask: np.ndarray | None) -> np.ndarray:
+        """Record positions in the sort order, only those the mask keeps."""
+        if sort == "identifier":
+            return np.arange(self.size, dtype=np.int32) if mask is None else np.flatnonzero(mask)
+        order = self.by_label if sort.startswith("label") else self.by_date
+        if sort == "newest":
+            order = np.concatenate([order[: self.dated][::-1], order[self.dated :]])
+        elif sort == "label-desc":
+            order = order[::-1]
+        return order if mask is None else order[mask[order]]
+
+
+@dataclass(frozen=True)
+class RecordQuery(TextSortPage):
+    SORTS = ("label", "label-desc", "newest", "oldest", "identifier")  # the first is the default
+
+    @property
+    def words(self) -> list[str]:
+        return list(dict.fromkeys(words(self.text)))[:MAX_QUERY_WORDS]
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    total: int
+    page: int
+    page_count: int
+    positions: tuple[int, ...]  # record positions in the table, this page only
+
+    @property
+    def first_position(self) -> int:
+        return (self.page - 1) * PAGE_SIZE + 1 if self.total else 0
+
+    @property
+    def last_position(self) -> int:
+        return min(self.page * PAGE_SIZE, self.total)
+
+
+def search_records(index: ProjectRecordIndex, query: RecordQuery) -> RecordResult:
+    """One page of a project's records; raises :class:`PageOutOfRange` past the last page."""
+    query_words = query.words
+    order = index.ordered(query.effective_sort, index.matching(query_words) if query_words else None)
+    total = len(order)
+    page_count = max(1, -(-total // PAGE_SIZE))
+    if query.page > page_count:
+        raise PageOutOfRange(f"page {query.page} of {page_count}")
+    start = (query.page - 1) * PAGE_SIZE
+    return RecordResult(total, query.page, page_count, tuple(int(p) for p in order[start : start + PAGE_SIZE]))
+
+
+def highlight(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], ...]:
+    """``text`` cut into (part, is_match) pieces: a word is a match when it starts with a query word."""
+    if not query_words:
+        return ((text, False),) if text else ()
+    parts: list[tuple[str, bool]] = []
+    last = 0
+    for found in re.finditer(r"\w+", text):
+        normalised = normalise(found.group())
+        if any(normalised.startswith(word) for word in query_words):
+            if found.start() > last:
+                parts.append((text[last : found.start()], False))
+            parts.append((found.group(), True))
+            last = found.end()
+    if last < len(text):
+        parts.append((text[last:], False))
+    return tuple(parts)
+
+
+def build_record_indexes(tables: Mapping[str, RecordTable]) -> dict[str, ProjectRecordIndex]:
+    """The index of every project's records, by project key."""
+    return {key: ProjectRecordIndex.build(table) for key, table in tables.items()}

@@ -1,0 +1,158 @@
+"""Search and sort inside a project's records: the index and the /records page."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lxml import html
+
+from catalog.domain.model import RecordTable
+from catalog.domain.record_search import (
+    ProjectRecordIndex,
+    RecordQuery,
+    highlight,
+    natural_key,
+    search_records,
+)
+from catalog.domain.search import BadQuery, PageOutOfRange
+from tests.conftest import CORPUS_DIR
+
+pytestmark = pytest.mark.usefixtures("static_assets")
+
+ARK = "https://ark.dasch.swiss/ark:/72163/1/0001"
+
+
+def _record(suffix: str, label: str, published: str | None = None, **extra: object) -> dict:
+    record = {"id": f"http://rdfh.ch/0001/{suffix}", "pid": f"{ARK}/{suffix}", "label": {"en": label}, **extra}
+    if published:
+        record["datePublished"] = published
+    return record
+
+
+TABLE = RecordTable.build(
+    "0001",
+    [
+        _record("aaa", "Folio 10r", "2020-01-01T00:00:00Z", typeOfData="Image"),
+        _record("bbb", "Folio 2r", "2021-01-01T00:00:00Z", typeOfData="Text"),
+        _record("ccc", "Zürich map", "2019-06-01T00:00:00Z", description={"de": "Karte der Stadt"}),
+        _record("ddd", "Letter to Basel", None, keywords=[{"en": "Correspondence"}]),
+        _record("eee", "folio 2v", "2022-01-01T00:00:00Z", typeOfData="Image"),
+    ],
+)
+INDEX = ProjectRecordIndex.build(TABLE)
+
+
+def labels(query: RecordQuery) -> list[str]:
+    result = search_records(INDEX, query)
+    return [json.loads(TABLE.document(p))["label"]["en"] for p in result.positions]
+
+
+def test_natural_order_puts_2r_before_10r():
+    assert sorted(["10r", "2r", "2v", "1"], key=natural_key) == ["1", "2r", "2v", "10r"]
+    assert labels(RecordQuery()) == ["Folio 2r", "folio 2v", "Folio 10r", "Letter to Basel", "Zürich map"]
+    assert labels(RecordQuery(sort="label-desc")) == [
+        "Zürich map",
+        "Letter to Basel",
+        "Folio 10r",
+        "folio 2v",
+        "Folio 2r",
+    ]
+
+
+def test_dates_sort_both_ways_with_undated_last():
+    assert labels(RecordQuery(sort="newest")) == ["folio 2v", "Folio 2r", "Folio 10r", "Zürich map", "Letter to Basel"]
+    assert labels(RecordQuery(sort="oldest")) == ["Zürich map", "Folio 10r", "Folio 2r", "folio 2v", "Letter to Basel"]
+
+
+def test_identifier_order_is_pid_order():
+    assert labels(RecordQuery(sort="identifier")) == [
+        "Folio 10r",
+        "Folio 2r",
+        "Zürich map",
+        "Letter to Basel",
+        "folio 2v",
+    ]
+
+
+def test_every_word_must_begin_a_word_of_a_searched_field_accents_and_case_ignored():
+    assert labels(RecordQuery("zurich")) == ["Zürich map"]
+    assert labels(RecordQuery("KARTE")) == ["Zürich map"]  # description
+    assert labels(RecordQuery("correspond")) == ["Letter to Basel"]  # keywords
+    assert labels(RecordQuery("fol image")) == ["folio 2v", "Folio 10r"]  # typeOfData
+    assert labels(RecordQuery("ccc")) == ["Zürich map"]  # the pid's last part
+    assert labels(RecordQuery("olio")) == []  # inside a word is no match
+    assert labels(RecordQuery("folio basel")) == []
+    assert search_records(INDEX, RecordQuery("folio")).total == 3
+
+
+def test_pages_and_their_end():
+    assert search_records(INDEX, RecordQuery(page=1)).page_count == 1
+    with pytest.raises(PageOutOfRange):
+        search_records(INDEX, RecordQuery(page=2))
+
+
+def test_highlight_marks_the_matching_words_in_the_original_text():
+    assert highlight("Zürich, Folio 2r", ["zur", "2"]) == (("Zürich", True), (", Folio ", False), ("2r", True))
+    assert highlight("Folio", []) == (("Folio", False),)
+
+
+@pytest.mark.parametrize(
+    "params", [{"sort": ["nope"]}, {"sort": ["label", "newest"]}, {"q": ["x" * 501]}, {"page": ["0"]}]
+)
+def test_bad_parameters_are_refused(params):
+    with pytest.raises(BadQuery):
+        RecordQuery.from_params(params)
+
+
+def test_the_default_sort_is_left_out_of_the_url():
+    query = RecordQuery.from_params({"q": [" folio "], "sort": ["label"], "page": ["2"]})
+    assert query == RecordQuery("folio", "", 2)
+    assert query.params(page=1) == [("q", "folio")]
+
+
+# The page, on the real corpus ------------------------------------------------------------
+
+
+@pytest.fixture
+def corpus(install_catalog):
+    return install_catalog(CORPUS_DIR)
+
+
+def get(client, url: str, status: int = 200):
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code)
+    return html.fromstring(response.content)
+
+
+def test_search_counts_highlights_and_keeps_its_state_in_links(client, corpus):
+    table = corpus.records["0803"]
+    tree = get(client, "/projects/0803/records?q=seitenbezeichnung&sort=newest")
+    expected = sum(1 for i in range(len(table)) if "Seitenbezeichnung" in json.dumps(table.record(i)["label"]))
+    heading = tree.xpath("string(//h2[@id='results-heading'])")
+    assert heading.startswith(f"{expected} of {len(table)} records match")
+    rows = tree.xpath("//table[@class='records']/tbody/tr")
+    assert len(rows) == min(50, expected)
+    assert all(row.xpath(".//mark/text()") == ["Seitenbezeichnung"] for row in rows)
+    assert tree.xpath("//select[@name='sort']/option[@selected]/@value") == ["newest"]
+    assert tree.xpath("//input[@name='q']/@value") == ["seitenbezeichnung"]
+    assert tree.xpath("//link[@rel='canonical']/@href") == [
+        "http://testserver/projects/0803/records?q=seitenbezeichnung&sort=newest"
+    ]
+    if expected > 50:
+        assert tree.xpath("//a[@rel='next']/@href") == ["/projects/0803/records?q=seitenbezeichnung&sort=newest&page=2"]
+
+
+def test_label_order_is_natural_on_the_page(client, corpus):
+    tree = get(client, "/projects/0803/records?q=seitenbezeichnung")
+    shown = [row.xpath("string(td[1])") for row in tree.xpath("//table[@class='records']/tbody/tr")]
+    assert shown == sorted(shown, key=natural_key)
+
+
+def test_no_match_and_bad_input(client, corpus):
+    tree = get(client, "/projects/0803/records?q=zzzzqqq")
+    assert tree.xpath("string(//h2[@id='results-heading'])") == "No records match"
+    assert not tree.xpath("//table[@class='records']")
+    get(client, "/projects/0803/records?sort=bogus", status=400)
+    get(client, "/projects/0803/records?q=zzzzqqq&page=2", status=404)
+    get(client, "/projects/0803/records?q=%00%ff", status=200)
