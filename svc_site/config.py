@@ -73,6 +73,8 @@ class Config:
     env: str
     workers: int
     allowed_hosts: tuple[str, ...]
+    http_max_age: int
+    http_stale_while_revalidate: int
 
 
 def parse_log_filter(value: str) -> LogFilter:
@@ -249,5 +251,7 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         env=env_name,
         workers=read.int("SVC_WORKERS", 2, minimum=1),
         allowed_hosts=tuple(read.list("SVC_ALLOWED_HOSTS", ["*"])),
+        http_max_age=read.int("SVC_HTTP_MAX_AGE", 60, minimum=0),
+        http_stale_while_revalidate=read.int("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0),
     )
     return config, read.names

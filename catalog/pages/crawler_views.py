@@ -6,6 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from catalog.formats import sitemap
+from catalog.pages.views import stable
 from catalog.runtime import get_catalog
 
 XML = "application/xml"
@@ -19,17 +20,19 @@ def _base_url(request: HttpRequest) -> str:
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     body = sitemap.robots_txt(f"{_base_url(request)}/sitemap.xml")
-    return HttpResponse(body, content_type="text/plain; charset=utf-8")
+    return stable(request, get_catalog(), HttpResponse(body, content_type="text/plain; charset=utf-8"))
 
 
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
-    return HttpResponse(sitemap.sitemap_xml(get_catalog(), _base_url(request)), content_type=XML)
+    catalog = get_catalog()
+    return stable(request, catalog, HttpResponse(sitemap.sitemap_xml(catalog, _base_url(request)), content_type=XML))
 
 
 @require_safe
 def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
-    body = sitemap.sitemap_page_xml(get_catalog(), _base_url(request), number)
+    catalog = get_catalog()
+    body = sitemap.sitemap_page_xml(catalog, _base_url(request), number)
     if body is None:
         raise Http404(f"no sitemap page {number}")
-    return HttpResponse(body, content_type=XML)
+    return stable(request, catalog, HttpResponse(body, content_type=XML))

@@ -33,6 +33,7 @@ from catalog.domain.search import (
 from catalog.domain.values import Values
 from catalog.formats import citation, jsonld, links
 from catalog.pages import presenters
+from catalog.web import wire
 from catalog.runtime import get_catalog
 
 HTML = "text/html; charset=utf-8"
@@ -111,29 +112,22 @@ def _base_url(request: HttpRequest) -> str:
     return f"{request.scheme}://{request.get_host()}"
 
 
-def _origin_key(meta: dict[str, Any]) -> tuple[Any, ...]:
-    """The request values the page's absolute URLs (canonical, JSON-LD) are built from.
-
-    Raw header values rather than ``request.get_host()``: CommonMiddleware has
-    already validated the host, and equal raw values give equal origins.
-    """
-    return (
-        meta.get("wsgi.url_scheme"),
-        meta.get("HTTP_HOST"),
-        meta.get("SERVER_NAME"),
-        meta.get("SERVER_PORT"),
-        meta.get("HTTP_X_FORWARDED_HOST"),
-        meta.get("HTTP_X_FORWARDED_PROTO"),
-    )
-
-
 def _cached_page(
     request: HttpRequest, memo: CatalogMemo, key: tuple[Hashable, ...], render: Callable[[], str]
 ) -> HttpResponse:
     # The configuration is part of the key: tests swap it (placeholders, analytics); production never does.
-    full_key = (*key, *_origin_key(request.META), memo.settings_key(settings.SVC))
+    full_key = (*key, *wire.origin_key(request.META), memo.settings_key(settings.SVC))
     body = memo.page(full_key, lambda: render().encode())
-    return HttpResponse(body, content_type=HTML)
+    response = HttpResponse(body, content_type=HTML)
+    response.stable = wire.Stable(memo.catalog.data_version, full_key)
+    return response
+
+
+def stable(request: HttpRequest, catalog: Catalog, response: HttpResponse) -> HttpResponse:
+    """Mark ``response`` as a pure function of the data version, the URL and the configuration."""
+    key = (*wire.request_key(request.META), memo_for(catalog).settings_key(settings.SVC))
+    response.stable = wire.Stable(catalog.data_version, key)
+    return response
 
 
 def _render(request: HttpRequest, template: str, context: dict[str, Any]) -> str:
@@ -301,7 +295,7 @@ def project_citation(request: HttpRequest, shortcode: str, extension: str) -> Ht
     build, content_type = citation.FORMATS[extension]
     response = HttpResponse(build(citation.citation_data(catalog, project_)), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{project_.shortcode}.{extension}"'
-    return response
+    return stable(request, catalog, response)
 
 
 @require_safe
