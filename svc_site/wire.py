@@ -64,11 +64,15 @@ class WireMiddleware:
         if status == 200 and stable is not None:
             tag = response.get("ETag") or _kept(cache, stable, "etag", lambda: _tag(stable, body)).decode()
             response["ETag"] = wire.coded_tag(tag, coding)
-        if safe and status == 200 and wire.is_not_modified(
-            request.META.get("HTTP_IF_NONE_MATCH"),
-            request.META.get("HTTP_IF_MODIFIED_SINCE"),
-            response.get("ETag"),
-            response.get("Last-Modified"),
+        if (
+            safe
+            and status == 200
+            and wire.is_not_modified(
+                request.META.get("HTTP_IF_NONE_MATCH"),
+                request.META.get("HTTP_IF_MODIFIED_SINCE"),
+                response.get("ETag"),
+                response.get("Last-Modified"),
+            )
         ):
             return _not_modified(response)
 

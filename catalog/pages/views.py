@@ -33,8 +33,8 @@ from catalog.domain.search import (
 from catalog.domain.values import Values
 from catalog.formats import citation, jsonld, links
 from catalog.pages import presenters
-from catalog.web import wire
 from catalog.runtime import get_catalog
+from catalog.web import wire
 
 HTML = "text/html; charset=utf-8"
 DEFAULT = ListingQuery()

@@ -25,7 +25,14 @@ MIN_COMPRESS_BYTES = 1024
 GZIP_LEVEL = 6
 BROTLI_QUALITY = 6
 
-COMPRESSIBLE_TYPES = ("text/", "application/json", "application/xml", "application/problem+json", "image/svg+xml")
+COMPRESSIBLE_TYPES = (
+    "text/",
+    "application/json",
+    "application/xml",
+    "application/x-bibtex",
+    "application/x-research-info-systems",
+    "image/svg+xml",
+)
 COMPRESSIBLE_SUFFIXES = ("+json", "+xml")
 
 
