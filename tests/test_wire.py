@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Iterator
-from urllib.parse import quote
 
 import brotli
 import pytest
