@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.nginx_proxy import NGINX, Nginx
 from catalog.domain.loader import load_catalog
 from tests.conftest import start_server, stop_server
 from tests.http_support import fetch, head_and_get
-from tests.nginx_support import NGINX, Nginx
 from tests.ops_support import write_data_set
 from tests.test_lifecycle import switch
 

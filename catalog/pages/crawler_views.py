@@ -6,7 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from catalog.formats import sitemap
-from catalog.pages.views import stable
+from catalog.pages.views import kept_response, stable
 from catalog.runtime import get_catalog
 
 XML = "application/xml"
@@ -26,13 +26,17 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
     catalog = get_catalog()
-    return stable(request, catalog, HttpResponse(sitemap.sitemap_xml(catalog, _base_url(request)), content_type=XML))
+    return kept_response(request, catalog, lambda: sitemap.sitemap_xml(catalog, _base_url(request)), XML)
 
 
 @require_safe
 def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
     catalog = get_catalog()
-    body = sitemap.sitemap_page_xml(catalog, _base_url(request), number)
-    if body is None:
-        raise Http404(f"no sitemap page {number}")
-    return stable(request, catalog, HttpResponse(body, content_type=XML))
+
+    def render() -> bytes:
+        body = sitemap.sitemap_page_xml(catalog, _base_url(request), number)
+        if body is None:
+            raise Http404(f"no sitemap page {number}")
+        return body
+
+    return kept_response(request, catalog, render, XML)

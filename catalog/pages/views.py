@@ -123,9 +123,23 @@ def _cached_page(
     return response
 
 
+def _url_key(request: HttpRequest, memo: CatalogMemo) -> tuple[Hashable, ...]:
+    return ("url", *wire.request_key(request.META), memo.settings_key(settings.SVC))
+
+
 def stable(request: HttpRequest, catalog: Catalog, response: HttpResponse) -> HttpResponse:
     """Mark ``response`` as a pure function of the data version, the URL and the configuration."""
-    key = (*wire.request_key(request.META), memo_for(catalog).settings_key(settings.SVC))
+    response.stable = wire.Stable(catalog.data_version, _url_key(request, memo_for(catalog)))
+    return response
+
+
+def kept_response(
+    request: HttpRequest, catalog: Catalog, render: Callable[[], bytes], content_type: str
+) -> HttpResponse:
+    """A response that is a pure function of its URL, rendered once per data version and kept like a page."""
+    memo = memo_for(catalog)
+    key = _url_key(request, memo)
+    response = HttpResponse(memo.page(key, render), content_type=content_type)
     response.stable = wire.Stable(catalog.data_version, key)
     return response
 

@@ -1,4 +1,7 @@
-"""Debian's nginx with deploy/nginx.conf in front of a local `svc serve`: unprivileged port, own temp dirs."""
+"""Debian's nginx with deploy/nginx.conf in front of a local `svc serve`: unprivileged port, own temp dirs.
+
+Used by the end-to-end test (tests/test_nginx_cache.py) and the benchmark (bench/wire.py).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.conftest import PROJECT_ROOT, free_port
+from bench.run import PROJECT_ROOT, free_port
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 DEPLOY_CONF = PROJECT_ROOT / "deploy" / "nginx.conf"
@@ -20,23 +23,26 @@ def _replace_once(text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
-def local_conf(upstream_port: int, listen_port: int, cache_dir: Path) -> str:
-    """deploy/nginx.conf with the three things only Docker has replaced: DNS, the replicas, port 80."""
+def local_conf(upstream_port: int, listen_port: int, cache_dir: Path, extra: str = "") -> str:
+    """deploy/nginx.conf with what only Docker has replaced (DNS, the replicas, port 80), plus ``extra`` directives."""
     conf = DEPLOY_CONF.read_text()
     conf = _replace_once(conf, "resolver 127.0.0.11 valid=10s ipv6=off;", "")
     conf = _replace_once(conf, "server svc:8080 resolve;", f"server 127.0.0.1:{upstream_port};")
     conf = _replace_once(conf, "/var/cache/nginx/svc", str(cache_dir))
-    return _replace_once(conf, "listen 80;", f"listen 127.0.0.1:{listen_port};")
+    conf = _replace_once(conf, "listen 80;", f"listen 127.0.0.1:{listen_port};")
+    body, closing = conf.rstrip().rsplit("}", 1)
+    assert not closing.strip(), "deploy/nginx.conf should end with its server block"
+    return f"{body}{extra}}}\n"
 
 
 class Nginx:
-    def __init__(self, root: Path, upstream_port: int) -> None:
+    def __init__(self, root: Path, upstream_port: int, extra: str = "") -> None:
         self.root = root
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         for name in ("cache", "client", "proxy", "fastcgi", "uwsgi", "scgi", "logs"):
             (root / name).mkdir(parents=True, exist_ok=True)
-        (root / "svc.conf").write_text(local_conf(upstream_port, self.port, root / "cache"))
+        (root / "svc.conf").write_text(local_conf(upstream_port, self.port, root / "cache", extra))
         temp_paths = "\n".join(
             f"    {kind}_temp_path {root / name};"
             for kind, name in (
