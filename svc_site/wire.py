@@ -57,7 +57,11 @@ class WireMiddleware:
         body = response.content
         coding = wire.IDENTITY
         if len(body) >= wire.MIN_COMPRESS_BYTES and wire.is_compressible(response.get("Content-Type", "")):
-            patch_vary_headers(response, ("Accept-Encoding",))
+            vary = response.get("Vary")
+            if vary is None:
+                response["Vary"] = "Accept-Encoding"
+            elif "accept-encoding" not in vary.lower():
+                patch_vary_headers(response, ("Accept-Encoding",))  # adds to what the view set
             coding = wire.negotiate(request.META.get("HTTP_ACCEPT_ENCODING"))
         cache = _cache(stable) if status == 200 else None
 
@@ -79,9 +83,10 @@ class WireMiddleware:
         if coding != wire.IDENTITY:
             body = _kept(cache, stable, coding, lambda: wire.encode(body, coding))
             response["Content-Encoding"] = coding
+            response.content = body
         response["Content-Length"] = str(len(body))
-        # HEAD: GET's headers, no body (gunicorn would otherwise send it, or warn about it).
-        response.content = b"" if request.method == "HEAD" else body
+        if request.method == "HEAD":
+            response.content = b""  # GET's headers, no body: gunicorn would otherwise drop it and warn
         return response
 
 

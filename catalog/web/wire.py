@@ -7,6 +7,7 @@ that the site's middleware applies to every surface. The standards are RFC 9110
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 from collections.abc import Hashable, Mapping
@@ -83,6 +84,7 @@ def _q_value(parameters: list[str]) -> float | None:
     return 1.0
 
 
+@functools.lru_cache(maxsize=512)  # clients send few distinct headers; a warm response should not parse one
 def negotiate(accept_encoding: str | None) -> str:
     """The coding to send: ``br``, ``gzip`` or ``identity``.
 
