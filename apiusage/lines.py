@@ -182,9 +182,9 @@ class LineScanner:
                 continue
             if rule.entry.needs_api_reference:  # cookies do not show in access logs
                 continue
-            match = rule.search(request.target)
-            if match:
-                yield Hit(line_number, rule.entry, rule.entry.title, _redacted(match.group()))
+            found = rule.search(request.target)
+            if found:
+                yield Hit(line_number, rule.entry, rule.entry.title, _redacted(found.group()))
 
 
 def _method_fits(entry: Entry, method: str | None) -> bool:

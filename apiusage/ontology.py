@@ -125,7 +125,7 @@ class OntologyScanner:
             if any((subject, RDF.type, cls) in graph for cls in classes)
         }
         lines_found = set()
-        for subject in sorted(subjects):
+        for subject in sorted(subjects, key=str):
             subject_line = _first_line(_subject_regex(subject, bound), lines) if isinstance(subject, URIRef) else 1
             after = [found for found in term_lines if found[0] >= (subject_line or 1)] or term_lines
             line_number, text = after[0] if after else (1, entry.title)

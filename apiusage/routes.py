@@ -81,8 +81,8 @@ def method_in_code(lines: Sequence[str], index: int, window: Sequence[int]) -> s
             if method:
                 return method
     for following in window:
-        match = _METHOD_NEARBY.search(lines[following])
-        method = _method_of(match) if match else None
+        nearby = _METHOD_NEARBY.search(lines[following])
+        method = _method_of(nearby) if nearby else None
         if method:
             return method
     if _FETCH.search(line):

@@ -17,6 +17,7 @@ import resource
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from catalog.domain.loader import load_catalog
 
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         timings.append(time.perf_counter() - started)
     assert catalog is not None
     gc.collect()
-    result = {
+    result: dict[str, Any] = {
         "data_dir": str(args.data_dir),
         "counts": catalog.counts(),
         "problems": len(catalog.problems),

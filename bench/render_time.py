@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = PROJECT_ROOT.parent / "shared" / "corpus" / "dsp"
@@ -101,7 +102,11 @@ def measure_once(data_dir: str, shortcode: str, compile_templates: bool, warm_re
         start = time.perf_counter()
         client.get(url)
         warm.append(time.perf_counter() - start)
-    result = {"cold_ms": cold * 1000, "warm_ms": statistics.median(warm) * 1000, "bytes": len(response.content)}
+    result: dict[str, Any] = {
+        "cold_ms": cold * 1000,
+        "warm_ms": statistics.median(warm) * 1000,
+        "bytes": len(response.content),
+    }
     if compile_templates:
         result["ratios"] = compare_with_baseline(client, [url, "/projects"])
     return result

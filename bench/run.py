@@ -109,6 +109,11 @@ class Targets:
         return self.harvest.last_page_path
 
 
+def _fixed_path(path: str) -> Callable[[Targets], str | None]:
+    """A scenario path that does not depend on the data (``--path NAME=/path``)."""
+    return lambda _targets: path
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -274,7 +279,7 @@ def harvest(base_url: str, first_path: str) -> Harvest:
     """Follow the resumption tokens from the first page to the last, one request at a time, on one connection."""
     result = Harvest()
     host = urlsplit(base_url)
-    connection = http.client.HTTPConnection(host.hostname, host.port, timeout=300)
+    connection = http.client.HTTPConnection(host.netloc, timeout=300)
     path = first_path
     started = time.perf_counter()
     try:
@@ -589,7 +594,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         name, sep, path = extra.partition("=")
         if not sep or not name or not path.startswith("/"):
             parser.error(f"--path expects NAME=/path, got {extra!r}")
-        args.selected.append(Scenario(name, lambda t, path=path: path, "django"))
+        args.selected.append(Scenario(name, _fixed_path(path), "django"))
     if not args.data_dir.is_dir():
         parser.error(f"--data-dir {args.data_dir}: not a directory")
     args.data_dir = args.data_dir.resolve()

@@ -12,7 +12,7 @@ import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, Literal, overload
 
 from django.conf import settings
 from django.contrib.staticfiles.finders import BaseFinder
@@ -63,12 +63,16 @@ class PackageFinder(BaseFinder):
         missing = [source for source in SOURCES.values() if not (SOURCE_DIR / source).is_file()]
         return [f"missing asset source {SOURCE_DIR / source}" for source in missing]
 
-    def find(self, path: str, find_all: bool = False, **kwargs) -> str | list[str]:
+    @overload
+    def find(self, path: str, find_all: Literal[False] = False, **kwargs: Any) -> str | None: ...
+    @overload
+    def find(self, path: str, find_all: Literal[True], **kwargs: Any) -> list[str]: ...
+    def find(self, path: str, find_all: bool = False, **kwargs: Any) -> str | list[str] | None:
         source = self._names().get(path)
         found = str(SOURCE_DIR / source) if source else None
         if find_all:
             return [found] if found else []
-        return found or []
+        return found
 
     def list(self, ignore_patterns) -> Iterator[tuple[str, FileSystemStorage]]:
         names = self._names()

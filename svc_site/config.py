@@ -10,9 +10,10 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, overload
 from urllib.parse import unquote, urlsplit
 
 import environ
@@ -112,40 +113,50 @@ class _Reader:
         self._env.ENVIRON = dict(environ_map)
         self.names: list[str] = []
 
-    def _get(self, cast, name: str, default):
+    def _get(self, cast: Callable[..., Any], name: str, default: Any) -> Any:
         self.names.append(name)
         try:
             return cast(name, default=default)
         except (ValueError, environ.ImproperlyConfigured) as error:
             raise ConfigError(f"{name}: invalid value {self._env.ENVIRON.get(name)!r} ({error})") from None
 
-    def str(self, name: str, default: str | None = None) -> str | None:
+    @overload
+    def text(self, name: str, default: str) -> str: ...
+    @overload
+    def text(self, name: str, default: None = None) -> str | None: ...
+    def text(self, name: str, default: str | None = None) -> str | None:
         value = self._get(self._env.str, name, default)
         return value if value != "" else default
 
-    def bool(self, name: str, default: bool) -> bool:
+    def flag(self, name: str, default: bool) -> bool:
         raw = self._env.ENVIRON.get(name)
         if raw is not None and raw.strip().lower() not in {"true", "false", "1", "0", "yes", "no", "on", "off", ""}:
             self.names.append(name)
             raise ConfigError(f"{name}: expected true or false, got {raw!r}")
         return self._get(self._env.bool, name, default)
 
-    def int(self, name: str, default: int, minimum: int) -> int:
+    def integer(self, name: str, default: int, minimum: int) -> int:
         value = self._get(self._env.int, name, default)
         if value < minimum:
             raise ConfigError(f"{name}: must be at least {minimum}, got {value}")
         return value
 
-    def float(self, name: str, default: float) -> float:
+    def number(self, name: str, default: float) -> float:
         value = self._get(self._env.float, name, default)
         if not value > 0:
             raise ConfigError(f"{name}: must be a positive number, got {value}")
         return value
 
-    def list(self, name: str, default: list[str]) -> list[str]:
+    def items(self, name: str, default: list[str]) -> list[str]:
         return [item.strip() for item in self._get(self._env.list, name, default) if item.strip()]
 
 
+@overload
+def _absolute_url(name: str, value: str) -> str: ...
+@overload
+def _absolute_url(name: str, value: None) -> None: ...
+@overload
+def _absolute_url(name: str, value: str | None) -> str | None: ...
 def _absolute_url(name: str, value: str | None) -> str | None:
     if value is None:
         return None
@@ -194,29 +205,29 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
     """Read and validate every variable; return the config and the names read."""
     read = _Reader(os.environ if environ_map is None else environ_map)
 
-    log_filter = parse_log_filter(read.str("RUST_LOG", "info"))
+    log_filter = parse_log_filter(read.text("RUST_LOG", "info"))
 
-    data_dir_value = read.str("SVC_DATA_DIR") or read.str("DATA_DIR")
+    data_dir_value = read.text("SVC_DATA_DIR") or read.text("DATA_DIR")
     # Absolute but not resolved: a symlink is followed anew on every reload (switch it, then SIGHUP).
     data_dir = Path(data_dir_value).absolute() if data_dir_value else PROJECT_ROOT / DEFAULT_DATA_DIR
 
     oai_base_url = _absolute_url(
-        "SVC_OAI_BASE_URL", read.str("SVC_OAI_BASE_URL", "https://repository.dasch.swiss/dpe/oai")
+        "SVC_OAI_BASE_URL", read.text("SVC_OAI_BASE_URL", "https://repository.dasch.swiss/dpe/oai")
     )
     oai_path = urlsplit(oai_base_url).path.strip("/")
     if not oai_path:
         raise ConfigError(f"SVC_OAI_BASE_URL: needs a path for the endpoint, got {oai_base_url!r}")
 
-    env_name = (read.str("FRAMEWORK_ENV", "DEV") or "DEV").upper()
+    env_name = (read.text("FRAMEWORK_ENV", "DEV") or "DEV").upper()
     if env_name not in {"DEV", "PROD"}:
         raise ConfigError(f"FRAMEWORK_ENV: expected DEV or PROD, got {env_name!r}")
 
-    site_host, site_port = parse_site_addr(read.str("FRAMEWORK_SITE_ADDR", "0.0.0.0:8080"))
-    site_root = Path(read.str("FRAMEWORK_SITE_ROOT", "site"))
+    site_host, site_port = parse_site_addr(read.text("FRAMEWORK_SITE_ADDR", "0.0.0.0:8080"))
+    site_root = Path(read.text("FRAMEWORK_SITE_ROOT", "site"))
     if not site_root.is_absolute():
         site_root = PROJECT_ROOT / site_root
-    pkg_dir = read.str("FRAMEWORK_SITE_PKG_DIR", "pkg").strip("/")
-    output_name = read.str("FRAMEWORK_OUTPUT_NAME", "svc")
+    pkg_dir = read.text("FRAMEWORK_SITE_PKG_DIR", "pkg").strip("/")
+    output_name = read.text("FRAMEWORK_OUTPUT_NAME", "svc")
     for name, value in (("FRAMEWORK_SITE_PKG_DIR", pkg_dir), ("FRAMEWORK_OUTPUT_NAME", output_name)):
         if not value or ".." in value.split("/") or "\\" in value:
             raise ConfigError(f"{name}: expected a plain relative name, got {value!r}")
@@ -224,34 +235,34 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
     config = Config(
         log_filter=log_filter,
         data_dir=data_dir,
-        analytics_site_id=read.str("SVC_ANALYTICS_SITE_ID"),
-        analytics_url=_absolute_url("SVC_ANALYTICS_URL", read.str("SVC_ANALYTICS_URL", "https://cloud.umami.is")),
-        show_placeholder_values=read.bool("SVC_SHOW_PLACEHOLDER_VALUES", False),
+        analytics_site_id=read.text("SVC_ANALYTICS_SITE_ID"),
+        analytics_url=_absolute_url("SVC_ANALYTICS_URL", read.text("SVC_ANALYTICS_URL", "https://cloud.umami.is")),
+        show_placeholder_values=read.flag("SVC_SHOW_PLACEHOLDER_VALUES", False),
         oai_base_url=oai_base_url,
         oai_path=oai_path,
-        oai_page_size=read.int("SVC_OAI_PAGE_SIZE", 100, minimum=1),
-        oai_rate_limit_per_second=read.float("SVC_OAI_RATE_LIMIT_PER_SECOND", 1.0),
-        oai_rate_limit_burst=read.int("SVC_OAI_RATE_LIMIT_BURST", 60, minimum=1),
-        oai_repository_name=read.str("SVC_OAI_REPOSITORY_NAME", "DaSCH Service Platform Repository"),
-        oai_admin_email=_oai_admin_email(read.str("SVC_OAI_ADMIN_EMAIL", "info@dasch.swiss")),
-        oai_repository_identifier=_oai_repository_identifier(read.str("SVC_OAI_REPOSITORY_IDENTIFIER", "dasch.swiss")),
-        trusted_proxy_hops=read.int("SVC_TRUSTED_PROXY_HOPS", 0, minimum=0),
-        cache_url=_cache_url(read.str("SVC_CACHE_URL")),
+        oai_page_size=read.integer("SVC_OAI_PAGE_SIZE", 100, minimum=1),
+        oai_rate_limit_per_second=read.number("SVC_OAI_RATE_LIMIT_PER_SECOND", 1.0),
+        oai_rate_limit_burst=read.integer("SVC_OAI_RATE_LIMIT_BURST", 60, minimum=1),
+        oai_repository_name=read.text("SVC_OAI_REPOSITORY_NAME", "DaSCH Service Platform Repository"),
+        oai_admin_email=_oai_admin_email(read.text("SVC_OAI_ADMIN_EMAIL", "info@dasch.swiss")),
+        oai_repository_identifier=_oai_repository_identifier(read.text("SVC_OAI_REPOSITORY_IDENTIFIER", "dasch.swiss")),
+        trusted_proxy_hops=read.integer("SVC_TRUSTED_PROXY_HOPS", 0, minimum=0),
+        cache_url=_cache_url(read.text("SVC_CACHE_URL")),
         otel_exporter_otlp_endpoint=_absolute_url(
-            "OTEL_EXPORTER_OTLP_ENDPOINT", read.str("OTEL_EXPORTER_OTLP_ENDPOINT")
+            "OTEL_EXPORTER_OTLP_ENDPOINT", read.text("OTEL_EXPORTER_OTLP_ENDPOINT")
         ),
-        otel_service_name=read.str("OTEL_SERVICE_NAME"),
-        otel_resource_attributes=_resource_attributes(read.str("OTEL_RESOURCE_ATTRIBUTES")),
-        profiler_endpoint=_absolute_url("PROFILER_ENDPOINT", read.str("PROFILER_ENDPOINT")),
+        otel_service_name=read.text("OTEL_SERVICE_NAME"),
+        otel_resource_attributes=_resource_attributes(read.text("OTEL_RESOURCE_ATTRIBUTES")),
+        profiler_endpoint=_absolute_url("PROFILER_ENDPOINT", read.text("PROFILER_ENDPOINT")),
         site_host=site_host,
         site_port=site_port,
         site_root=site_root,
         site_pkg_dir=pkg_dir,
         output_name=output_name,
         env=env_name,
-        workers=read.int("SVC_WORKERS", 2, minimum=1),
-        allowed_hosts=tuple(read.list("SVC_ALLOWED_HOSTS", ["*"])),
-        http_max_age=read.int("SVC_HTTP_MAX_AGE", 60, minimum=0),
-        http_stale_while_revalidate=read.int("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0),
+        workers=read.integer("SVC_WORKERS", 2, minimum=1),
+        allowed_hosts=tuple(read.items("SVC_ALLOWED_HOSTS", ["*"])),
+        http_max_age=read.integer("SVC_HTTP_MAX_AGE", 60, minimum=0),
+        http_stale_while_revalidate=read.integer("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0),
     )
     return config, read.names

@@ -52,7 +52,7 @@ class ReadableFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)
         trace_id = getattr(record, "trace_id", None)
-        return f"{line} trace_id={trace_id} span_id={record.span_id}" if trace_id else line
+        return f"{line} trace_id={trace_id} span_id={getattr(record, 'span_id', None)}" if trace_id else line
 
 
 def build_logging(config: Config) -> None:

@@ -7,6 +7,7 @@ import ctypes
 import gc
 import logging
 import os
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -60,6 +61,18 @@ def _return_freed_memory() -> None:
     """Give memory the loader freed back to the OS (glibc keeps it otherwise), so forks don't inherit it."""
     with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
         ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def check_address_free(host: str, port: int) -> None:
+    """Bind the address once, as gunicorn will, and let go: raises ``OSError`` when it is taken.
+
+    Gunicorn itself retries a busy address five times, a second apart, logging
+    two lines each time; checked here first, a busy port is one clear line.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
 
 
 def gunicorn_options(bind: str, workers: int, threads: int) -> dict[str, Any]:

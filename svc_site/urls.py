@@ -1,6 +1,6 @@
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 
-urlpatterns = [
+urlpatterns: list[URLPattern | URLResolver] = [
     path("api/v2/", include("catalog.api.urls")),
     path("", include("oaipmh.urls")),
     path("", include("catalog.pages.urls")),

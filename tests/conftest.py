@@ -11,13 +11,35 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from catalog.domain.model import Catalog
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = PROJECT_ROOT.parent / "shared" / "corpus" / "dsp"
 SAMPLE_DIR = PROJECT_ROOT / "modules" / "svc" / "server" / "data"
 SVC = str(Path(sys.executable).with_name("svc"))
+SHARED_SCHEMAS_DIR = PROJECT_ROOT.parent / "shared" / "schemas"
+
+# What lives outside the repository, and the names by which a test module uses it.
+_SHARED_NEEDS = {
+    CORPUS_DIR: ("CORPUS_DIR", "corpus_catalog", "corpus_server"),
+    SHARED_SCHEMAS_DIR: ("oai_support", "SHARED_SCHEMAS_DIR"),
+}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Fail, saying what is missing, a test whose module uses ../shared when it is not there.
+
+    Collection never touches ../shared, so the rest of the suite runs without it.
+    """
+    source = Path(str(item.fspath)).read_text(encoding="utf-8")
+    for directory, names in _SHARED_NEEDS.items():
+        if not directory.is_dir() and any(name in source for name in names):
+            pytest.fail(f"this test needs {directory}, which is missing (check out ../shared beside the repository)")
 
 
 def free_port() -> int:
@@ -128,7 +150,7 @@ def static_assets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield root
 
 
-_loaded_catalogs: dict[Path, object] = {}
+_loaded_catalogs: dict[Path, Catalog] = {}
 
 
 @pytest.fixture
@@ -149,4 +171,4 @@ def install_catalog() -> Iterator:
         return _loaded_catalogs[data_dir]
 
     yield install
-    runtime.install(previous)
+    runtime._current = previous

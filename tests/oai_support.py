@@ -14,9 +14,9 @@ from lxml import etree
 from catalog import runtime
 from catalog.domain.loader import load_catalog
 from catalog.domain.model import Catalog
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import SHARED_SCHEMAS_DIR
 
-SCHEMAS = PROJECT_ROOT.parent / "shared" / "schemas"
+SCHEMAS = SHARED_SCHEMAS_DIR
 OAI = "http://www.openarchives.org/OAI/2.0/"
 NS = {
     "o": OAI,

@@ -51,5 +51,5 @@ def image_environment(stage: list[str]) -> dict[str, str]:
     env: dict[str, str] = {}
     for line in stage:
         if line.startswith("ENV "):
-            env.update(item.split("=", 1) for item in shlex.split(line[4:]))
+            env.update(item.partition("=")[::2] for item in shlex.split(line[4:]))
     return env

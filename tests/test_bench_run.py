@@ -17,7 +17,7 @@ RUN = PROJECT_ROOT / "bench" / "run.py"
 
 def test_healthz_against_its_baseline_and_unavailable_paths(tmp_path: Path) -> None:
     if shutil.which("wrk") is None:
-        pytest.fail("wrk is not installed (apt-get install -y wrk; .ci/run installs it)")
+        pytest.fail("wrk is not installed (scripts/test installs it)")
     out = tmp_path / "bench.json"
     completed = subprocess.run(
         [

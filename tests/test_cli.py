@@ -1,8 +1,9 @@
 """The `svc` console script, run as a subprocess."""
 
+import socket
 import urllib.request
 
-from tests.conftest import CORPUS_DIR, run_svc, start_server, stop_server
+from tests.conftest import CORPUS_DIR, SAMPLE_DIR, run_svc, start_server, stop_server
 
 
 def test_help_lists_the_commands():
@@ -22,6 +23,19 @@ def test_serve_without_data_dir_stops_with_one_line(tmp_path):
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "does not exist" in lines[0]
+
+
+def test_serve_on_a_busy_port_stops_with_one_line():
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = run_svc("serve", env={"SVC_DATA_DIR": str(SAMPLE_DIR), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}"})
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"CommandError: FRAMEWORK_SITE_ADDR 127.0.0.1:{port}: cannot listen there (Address already in use)"
+    ]
+    assert "gunicorn" not in result.stdout  # stopped before gunicorn started (and retried five times)
 
 
 def test_healthcheck_against_a_running_server(corpus_server):

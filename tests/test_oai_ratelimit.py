@@ -105,7 +105,7 @@ def test_healthz_is_never_limited(client, throttled):
 @pytest.fixture
 def redis_url():
     executable = shutil.which("redis-server")
-    assert executable, "redis-server is required (.ci/run installs it)"
+    assert executable, "redis-server is required (scripts/test installs it)"
     port = free_port()
     process = subprocess.Popen(
         [executable, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],

@@ -88,12 +88,12 @@ class SchemaSet:
 
     def _message(self, error: jsonschema_rs.ValidationError) -> str:
         kind = error.kind
-        if kind.name == "required":
+        if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
             return f"missing required field {json.dumps(kind.property)}"
         description = self._description_of_failing_schema(error.absolute_keyword_location)
         if description:
             return f"{_show(error.instance)} is not {description}"
-        if kind.name == "type":
+        if isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
             return f"expected {_types(kind.types)}, found {_json_type(error.instance)}"
         return error.message if len(error.message) <= 2 * _MAX_VALUE_CHARS else f"{_show(error.instance)} is invalid"
 

@@ -2,9 +2,10 @@
 
 Built in Python rather than kept as a static file so that the limits it states
 (page sizes, the shortcode pattern) are the constants the API enforces.
-Entity schemas describe the stored shape: every field the data model knows,
-each possibly replaced by a placeholder (SPEC §2.2), unknown fields allowed.
-Only what the loader guarantees is required.
+Entity schemas are generated from the data files' JSON Schemas in
+``validation/schemas/`` (OpenAPI 3.1 schemas are JSON Schema 2020-12), so the
+API and ``svc validate`` describe one shape; as served, every top-level field
+may be a placeholder (SPEC §2.2) and only what the loader guarantees is required.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 from typing import Any
 
 from catalog.api.payloads import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SHORTCODE_PATTERN, SINGULAR
+from validation.schema import SCHEMA_DIR, SCHEMA_FILES
 
 API_BASE_PATH = "/api/v2"
 JSON = "application/json"
@@ -26,279 +28,95 @@ def _ref(name: str) -> Schema:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _stored(schema: Schema) -> Schema:
-    """A stored field: its documented type, or a placeholder standing in for it."""
-    return {"anyOf": [schema, _ref("Placeholder")]}
-
-
 def _array(items: Schema) -> Schema:
     return {"type": "array", "items": items}
 
 
 STRING: Schema = {"type": "string"}
-STRINGS = _array(STRING)
+# Entity name in the document -> data file kind in validation/schemas (SCHEMA_FILES).
+ENTITY_KINDS: dict[str, str] = {
+    "Project": "project",
+    "Person": "person",
+    "Organization": "organization",
+    "Cluster": "cluster",
+    "Collection": "collection",
+    "Record": "record",
+}
+# What the loader guarantees of a served entity; every other field may be absent or a placeholder.
+LOADER_REQUIRED: dict[str, tuple[str, ...]] = {"Project": ("id", "shortcode"), "Record": ()}
+_SHARED_SCHEMA = "definitions.json"
 
 
-def _object(description: str, properties: dict[str, Schema], required: tuple[str, ...] = ()) -> Schema:
-    schema: Schema = {
-        "type": "object",
-        "description": description,
-        "properties": properties,
-        "additionalProperties": True,
+# Checks of a value's quality that ``svc validate`` reports but the loader does not enforce:
+# the served data may break them (the corpus has empty citation texts, a licence URL with a space).
+VALUE_CHECKS = frozenset({"minLength", "pattern", "format", "minItems", "minProperties"})
+
+
+def served_schema(node: Any, local_prefix: str) -> Any:
+    """A validation schema as the API serves it: ``$ref``s into ``#/components/schemas/…``, no value checks.
+
+    ``definitions.json#/$defs/x`` and definitions.json's own ``#/$defs/x`` become
+    ``x``; a schema file's local ``#/$defs/x`` becomes ``<local_prefix>.x``. An
+    object's ``required`` goes too (``required`` alone, inside ``not``, tells
+    shapes apart and stays).
+    """
+    if isinstance(node, dict):
+        dropped = VALUE_CHECKS | ({"required"} if "properties" in node else set())
+        rewritten = {key: served_schema(value, local_prefix) for key, value in node.items() if key not in dropped}
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            file, _, pointer = ref.partition("#/$defs/")
+            name = pointer if file == _SHARED_SCHEMA or not local_prefix else f"{local_prefix}.{pointer}"
+            rewritten["$ref"] = f"#/components/schemas/{name}"
+        return rewritten
+    if isinstance(node, list):
+        return [served_schema(value, local_prefix) for value in node]
+    return node
+
+
+def _validation_schema(name: str) -> Schema:
+    return json.loads((SCHEMA_DIR / name).read_text("utf-8"))
+
+
+def served_entity_schema(entity: str, validation_schema: Schema) -> Schema:
+    """The served shape of an entity: its validation schema without value checks, where only what the
+    loader guarantees is required and any top-level field may be a placeholder (svc serves data files
+    as stored, even ones ``svc validate`` rejects)."""
+    kind = ENTITY_KINDS[entity]
+    schema = served_schema({k: v for k, v in validation_schema.items() if k not in ("$schema", "$defs")}, kind)
+    required = LOADER_REQUIRED.get(entity, ("id",))
+    schema["properties"] = {
+        name: prop if name in required else {"anyOf": [prop, _ref("Placeholder")]}
+        for name, prop in schema["properties"].items()
     }
-    if required:
-        schema["required"] = list(required)
+    schema["required"] = list(required)
+    if not required:
+        del schema["required"]
     return schema
 
 
-def _fields(described: dict[str, tuple[Schema, str]], plain: tuple[str, ...] = ()) -> dict[str, Schema]:
-    """Properties with descriptions; all but ``plain`` may hold a placeholder."""
-    return {
-        name: {**(schema if name in plain else _stored(schema)), "description": description}
-        for name, (schema, description) in described.items()
+def _validation_components() -> dict[str, Schema]:
+    """The shared definitions and each entity's schema, from validation/schemas/*.json."""
+    components: dict[str, Schema] = {
+        name: served_schema(schema, "") for name, schema in _validation_schema(_SHARED_SCHEMA)["$defs"].items()
     }
+    for entity, kind in ENTITY_KINDS.items():
+        schema = _validation_schema(SCHEMA_FILES[kind])
+        components.update(
+            {f"{kind}.{name}": served_schema(local, kind) for name, local in schema.get("$defs", {}).items()}
+        )
+        components[entity] = served_entity_schema(entity, schema)
+    return components
 
 
 def _schemas() -> dict[str, Schema]:
-    text = _ref("Text")
-    reference = _ref("Reference")
-    text_or_reference = {"anyOf": [text, reference]}
     return {
+        **_validation_components(),
         "Placeholder": {
             "type": "string",
             "enum": ["MISSING", "CALCULATED"],
             "description": "Stands in for a missing or computed value; may replace any field.",
         },
-        "LanguageMap": {
-            "type": "object",
-            "description": 'Texts by BCP 47 language code, e.g. {"en": "…", "de": "…"}.',
-            "additionalProperties": STRING,
-        },
-        "Text": {"anyOf": [STRING, _ref("LanguageMap")], "description": "A plain string or a language map."},
-        "Reference": _object(
-            "A link to an authority or resource.",
-            _fields(
-                {
-                    "type": (STRING, "Kind of reference, e.g. URL, ORCID, ROR, Geonames, Skos, Pleiades."),
-                    "url": (STRING, "The address."),
-                    "text": (STRING, "Its label."),
-                }
-            ),
-        ),
-        "LegalInfo": _object(
-            "Licence, copyright holder and authorship.",
-            _fields(
-                {
-                    "license": (
-                        _object(
-                            "The licence.",
-                            _fields(
-                                {
-                                    "licenseIdentifier": (STRING, "e.g. CC BY 4.0."),
-                                    "licenseDate": (STRING, "ISO 8601 date."),
-                                    "licenseURI": (STRING, "URL of the licence text."),
-                                }
-                            ),
-                        ),
-                        "The licence.",
-                    ),
-                    "copyrightHolder": (STRING, "Copyright holder."),
-                    "authorship": (STRINGS, "Authors."),
-                }
-            ),
-        ),
-        "Attribution": _object(
-            "A contributor and their roles in the project.",
-            _fields(
-                {
-                    "contributor": (STRING, "Id of a person or an organization."),
-                    "contributorType": (STRINGS, "Roles, e.g. Project Leader."),
-                }
-            ),
-        ),
-        "Grant": _object(
-            "A grant funding the project.",
-            _fields(
-                {
-                    "funders": (STRINGS, "Ids of the funding persons or organizations."),
-                    "number": (STRING, "Grant number."),
-                    "name": (STRING, "Grant name."),
-                    "url": (STRING, "Grant URL."),
-                }
-            ),
-        ),
-        "Publication": _object(
-            "A publication about or from the project.",
-            _fields({"text": (STRING, "The citation."), "pid": (reference, "Its persistent identifier.")}),
-        ),
-        "Project": _object(
-            "A research project in its stored shape.",
-            _fields(
-                {
-                    "id": (STRING, "Internal id."),
-                    "shortcode": (STRING, "Repository shortcode, matched case-insensitively."),
-                    "pid": (STRING, "Permanent identifier (ARK URL)."),
-                    "name": (STRING, "Name."),
-                    "officialName": (STRING, "Official name, e.g. of the grant."),
-                    "status": (STRING, "Ongoing or Finished."),
-                    "shortDescription": (text, "One-sentence description."),
-                    "description": (text, "Description."),
-                    "abstract": (text, "Abstract."),
-                    "startDate": (STRING, "ISO 8601 date."),
-                    "endDate": (STRING, "ISO 8601 date."),
-                    "howToCite": (STRING, "Citation."),
-                    "accessRights": (
-                        _object(
-                            "Access right and embargo.",
-                            _fields(
-                                {
-                                    "accessRights": (
-                                        STRING,
-                                        "Full Open Access, Open Access with Restrictions, Embargoed Access "
-                                        "or Metadata only Access.",
-                                    ),
-                                    "embargoDate": (STRING, "ISO 8601 date."),
-                                }
-                            ),
-                        ),
-                        "Access rights.",
-                    ),
-                    "legalInfo": (_array(_ref("LegalInfo")), "Licences and copyright."),
-                    "keywords": (_array(text), "Keywords."),
-                    "disciplines": (_array(text_or_reference), "Disciplines (texts or authority references)."),
-                    "temporalCoverage": (_array(text_or_reference), "Periods covered."),
-                    "spatialCoverage": (_array(reference), "Places covered."),
-                    "attributions": (_array(_ref("Attribution")), "Contributors and their roles."),
-                    "funding": ({"anyOf": [_array(_ref("Grant")), STRING]}, "Grants, or a text such as 'No funding'."),
-                    "url": (
-                        {"anyOf": [reference, _array({"anyOf": [STRING, reference]})]},
-                        "Link to the data (legacy: [data URL, website URL]).",
-                    ),
-                    "secondaryUrl": (reference, "Project website."),
-                    "dataManagementPlan": ({"anyOf": [STRING, reference]}, "Data management plan."),
-                    "dataPublicationYear": ({"type": ["string", "integer"]}, "Year the data was published."),
-                    "typeOfData": (STRINGS, "Types of data, e.g. Text, Image."),
-                    "dataLanguage": (_array(text), "Languages of the data (BCP 47)."),
-                    "clusters": (STRINGS, "Ids of the clusters the project belongs to."),
-                    "collections": (STRINGS, "Ids of the project's collections."),
-                    "records": (STRINGS, "Ids of the project's records."),
-                    "contactPoint": (STRINGS, "Ids of contact persons or organizations."),
-                    "publications": (_array(_ref("Publication")), "Publications."),
-                    "alternativeNames": (_array(text), "Other names."),
-                    "documentationMaterial": (_array({"anyOf": [STRING, reference]}), "Documentation."),
-                    "additionalMaterial": (_array({"anyOf": [STRING, reference]}), "Additional material."),
-                    "provenance": (text, "Provenance of the data."),
-                    "imageCredit": (STRING, "Credit for the project image."),
-                },
-                plain=("id", "shortcode"),
-            ),
-            required=("id", "shortcode"),
-        ),
-        "Person": _object(
-            "A person in the stored shape.",
-            _fields(
-                {
-                    "id": (STRING, "Id, e.g. person-001."),
-                    "givenNames": (STRINGS, "Given names."),
-                    "familyNames": (STRINGS, "Family names."),
-                    "jobTitles": (STRINGS, "Job titles."),
-                    "affiliations": (STRINGS, "Ids of organizations."),
-                    "sameAs": (_array(reference), "Identifiers elsewhere, e.g. ORCID, GND."),
-                    "email": (STRING, "E-mail address."),
-                },
-                plain=("id",),
-            ),
-            required=("id",),
-        ),
-        "Organization": _object(
-            "An organization in the stored shape.",
-            _fields(
-                {
-                    "id": (STRING, "Id, e.g. organization-001."),
-                    "name": (text, "Name."),
-                    "url": (STRING, "Website."),
-                    "address": (
-                        _object(
-                            "Postal address.",
-                            _fields(
-                                {
-                                    "street": (STRING, "Street."),
-                                    "additional": (STRING, "Additional address line."),
-                                    "postalCode": (STRING, "Postal code."),
-                                    "locality": (STRING, "Town."),
-                                    "canton": (STRING, "Canton or region."),
-                                    "country": (STRING, "Country."),
-                                }
-                            ),
-                        ),
-                        "Postal address.",
-                    ),
-                    "email": (STRING, "E-mail address."),
-                    "sameAs": (_array(reference), "Identifiers elsewhere, e.g. ROR."),
-                    "alternativeName": (text, "Other name."),
-                },
-                plain=("id",),
-            ),
-            required=("id",),
-        ),
-        "Cluster": _object(
-            "A cluster of projects in the stored shape.",
-            _fields(
-                {
-                    "id": (STRING, "Id, e.g. cluster-001."),
-                    "name": (text, "Name."),
-                    "description": (text, "Description."),
-                    "pid": (STRING, "Permanent identifier (ARK URL)."),
-                    "projects": (STRINGS, "Shortcodes of its projects."),
-                },
-                plain=("id",),
-            ),
-            required=("id",),
-        ),
-        "Collection": _object(
-            "A collection in the stored shape.",
-            _fields(
-                {
-                    "id": (STRING, "Id."),
-                    "name": (text, "Name."),
-                    "description": (text, "Description."),
-                    "pid": (STRING, "Permanent identifier (ARK URL)."),
-                    "projects": (STRINGS, "Shortcodes of its projects."),
-                    "records": (STRINGS, "Ids of its records."),
-                    "collections": (STRINGS, "Ids of nested collections."),
-                },
-                plain=("id",),
-            ),
-            required=("id",),
-        ),
-        "Record": _object(
-            "A record (one item of a project's data) in the stored shape.",
-            _fields(
-                {
-                    "id": (STRING, "Repository IRI."),
-                    "pid": (STRING, "ARK URL; its last segment names the record in URLs."),
-                    "label": (text, "Label."),
-                    "accessRights": (STRING, "Access right."),
-                    "legalInfo": (_ref("LegalInfo"), "Licence and copyright."),
-                    "howToCite": (STRING, "Citation."),
-                    "publisher": (STRING, "Publisher."),
-                    "dateCreated": (STRING, "ISO 8601 timestamp."),
-                    "dateModified": (STRING, "ISO 8601 timestamp."),
-                    "datePublished": (STRING, "ISO 8601 timestamp."),
-                    "typeOfData": ({"anyOf": [STRING, STRINGS]}, "Type of data, e.g. Text."),
-                    "keywords": (_array(text), "Keywords."),
-                    "description": (text, "Description."),
-                    "size": ({"type": ["string", "integer"]}, "Size."),
-                    "file": (
-                        _object(
-                            "The record's file.",
-                            _fields({"mimeType": (STRING, "MIME type."), "url": (STRING, "Download URL.")}),
-                        ),
-                        "The record's file.",
-                    ),
-                }
-            ),
-        ),
         "RecordPage": {
             "type": "object",
             "description": "One page of a project's records, ordered by pid.",

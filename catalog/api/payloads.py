@@ -17,6 +17,7 @@ from types import MappingProxyType
 
 from catalog.domain.memo import per_catalog
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
+from catalog.domain.paging import page_bounds, page_count
 
 # Shortcodes are four hexadecimal digits in the repository, some with a letter
 # suffix (the corpus's 0801a to 0801e); anything outside this is malformed (400),
@@ -151,11 +152,11 @@ class PageRequest:
     @property
     def last(self) -> int:
         """The last page's number; an empty list has one, empty, page."""
-        return max(1, -(-self.total // self.size))
+        return page_count(self.total, self.size)
 
     @property
     def start(self) -> int:
-        return (self.number - 1) * self.size
+        return page_bounds(self.number, self.size)[0]
 
     @property
     def next(self) -> int | None:

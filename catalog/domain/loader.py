@@ -88,7 +88,8 @@ def iter_json_array(text: str) -> Iterator[Any]:
 
 
 def _skip_whitespace(text: str, index: int) -> int:
-    return _WHITESPACE.match(text, index).end()
+    match = _WHITESPACE.match(text, index)  # matches everywhere: the class may match nothing
+    return match.end() if match else index
 
 
 class _Reader:
@@ -268,9 +269,9 @@ def _reverse_indexes(
             clusters_by_project[shortcode].append(cluster)
     for project in projects:
         for cluster_id in project.cluster_ids:
-            cluster = clusters.get(cluster_id)
-            if cluster and cluster not in clusters_by_project[project.key]:
-                clusters_by_project[project.key].append(cluster)
+            named_cluster = clusters.get(cluster_id)
+            if named_cluster and named_cluster not in clusters_by_project[project.key]:
+                clusters_by_project[project.key].append(named_cluster)
 
     collections_by_project: dict[str, list] = defaultdict(list)
     parent_collections: dict[str, list] = defaultdict(list)
@@ -281,9 +282,9 @@ def _reverse_indexes(
             parent_collections[child_id].append(collection)
     for project in projects:
         for collection_id in project.collection_ids:
-            collection = collections.get(collection_id)
-            if collection and collection not in collections_by_project[project.key]:
-                collections_by_project[project.key].append(collection)
+            named_collection = collections.get(collection_id)
+            if named_collection and named_collection not in collections_by_project[project.key]:
+                collections_by_project[project.key].append(named_collection)
 
     return {
         "projects_by_person": _frozen_groups(by_person),

@@ -154,9 +154,9 @@ class Project:
             raw=raw,
             id=str(raw["id"]),
             shortcode=str(raw["shortcode"]),
-            pid=raw.get("pid") if isinstance(raw.get("pid"), str) else "",
+            pid=pid if isinstance(pid := raw.get("pid"), str) else "",
             name=pick_language(raw.get("name")),
-            status=raw.get("status") if isinstance(raw.get("status"), str) else "",
+            status=status if isinstance(status := raw.get("status"), str) else "",
             attributions=attributions,
             contact_point_ids=_strings(raw.get("contactPoint")),
             funder_ids=tuple(dict.fromkeys(funder_ids)),
@@ -291,7 +291,7 @@ class _Strings(Sequence[str]):
     def raw(self, index: int) -> bytes:
         return self._blob[self._offsets[index] : self._offsets[index + 1]]
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         if index < 0:

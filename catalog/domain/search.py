@@ -12,6 +12,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlencode
 
 from catalog.domain.model import (
@@ -24,6 +25,7 @@ from catalog.domain.model import (
     language_items,
     pick_language,
 )
+from catalog.domain.paging import page_bounds, page_count
 from catalog.domain.values import language_name, stored_list, stored_strings
 
 PAGE_SIZE = 20
@@ -241,7 +243,13 @@ class ListingQuery:
 
     def params(self, **changes: object) -> list[tuple[str, str]]:
         """The query as URL parameters, with some parts changed; page 1 and defaults left out."""
-        state = {"q": self.text, "sort": self.sort, "page": self.page, "filters": self.filters, **changes}
+        state: dict[str, Any] = {
+            "q": self.text,
+            "sort": self.sort,
+            "page": self.page,
+            "filters": self.filters,
+            **changes,
+        }
         pairs: list[tuple[str, str]] = []
         if state["q"]:
             pairs.append(("q", str(state["q"])))
@@ -376,12 +384,12 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
         ranked = (dated[::-1] if sort == "newest" else dated) + undated
 
     total = len(ranked)
-    page_count = max(1, -(-total // PAGE_SIZE))
-    if query.page > page_count:
-        raise PageOutOfRange(f"page {query.page} of {page_count}")
-    start = (query.page - 1) * PAGE_SIZE
-    items = tuple(entries[p] for p in ranked[start : start + PAGE_SIZE])
-    return ListingResult(query, total, query.page, page_count, items, facets)
+    pages = page_count(total, PAGE_SIZE)
+    if query.page > pages:
+        raise PageOutOfRange(f"page {query.page} of {pages}")
+    start, stop = page_bounds(query.page, PAGE_SIZE)
+    items = tuple(entries[p] for p in ranked[start:stop])
+    return ListingResult(query, total, query.page, pages, items, facets)
 
 
 def page_numbers(page: int, page_count: int, around: int = 2) -> list[int | None]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeGuard
 from urllib.parse import urlsplit
 
 from catalog.domain.model import Frozen, Project, is_placeholder, language_items, pick_language
@@ -68,7 +69,7 @@ class Link:
 Shown = str | Link | None
 
 
-def is_http_url(value: object) -> bool:
+def is_http_url(value: object) -> TypeGuard[str]:
     if not isinstance(value, str) or is_placeholder(value):
         return False
     parts = urlsplit(value.strip())
@@ -120,7 +121,7 @@ class Values:
         if is_placeholder(value):
             shown = self.placeholder(value)
             return [(None, shown)] if shown else []
-        pairs = []
+        pairs: list[tuple[str | None, str]] = []
         for language, text in language_items(value):
             if is_placeholder(text):
                 shown = self.placeholder(text)

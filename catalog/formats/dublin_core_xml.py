@@ -37,7 +37,7 @@ def render(item: ItemMetadata) -> str:
     out.extend(_element("identifier", value) for value in item.extra_identifiers)
     out.extend(_element("language", language) for language in item.languages)
     out.extend(_element("relation", related.value) for related in item.related if related.relation == "IsPartOf")
-    out.extend(_element("coverage", coverage.name or coverage.date) for coverage in item.coverage)
+    out.extend(_element("coverage", coverage.name or coverage.date or "") for coverage in item.coverage)
     out.extend(_element("coverage", place) for place in item.places)
     if item.access:
         out.append(_element("rights", item.access.eu_repo_uri))

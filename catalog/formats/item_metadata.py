@@ -8,7 +8,7 @@ so a mapping decision (SPEC §5.6) is taken once. Placeholders (``MISSING``,
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -16,6 +16,8 @@ from typing import Any
 from catalog.domain.model import (
     PLACEHOLDERS,
     Catalog,
+    Cluster,
+    Collection,
     Frozen,
     Organization,
     Person,
@@ -159,6 +161,7 @@ def text_value(value: Any) -> str | None:
 
 def texts(value: Any, kind: str | None = None) -> list[Text]:
     """Each language of a language map (or a plain string) as a :class:`Text`."""
+    items: Iterable[tuple[str | None, Any]]
     if type(value) is dict:  # a parsed record's language map
         items = value.items()
     elif type(value) is str:
@@ -335,7 +338,8 @@ def _subjects(project: Project) -> list[Subject]:
             if not label:
                 continue
             scheme = next((known for key, known in UNESCO_SCHEMES.items() if url and f"/{key}/" in url), None)
-            subjects.append(Subject(label, None, *(scheme or (None, None)), url))
+            scheme_name, scheme_uri = scheme or (None, None)
+            subjects.append(Subject(label, None, scheme_name, scheme_uri, url))
         else:
             subjects.extend(Subject(text.value, text.lang) for text in texts(discipline))
     return list(dict.fromkeys(subjects))
@@ -459,18 +463,16 @@ def project_metadata(catalog: Catalog, project: Project, fallback_identifier: st
 
     item.languages = [lang for lang in dict.fromkeys(_as_list(raw.get("dataLanguage"))) if is_language_tag(lang)]
     item.alternate_identifiers = [(project.shortcode, "Shortcode")]
-    parents = [
-        pid_related(parent.get("pid"), "IsPartOf")
-        for parent in (
-            *catalog.clusters_by_project.get(project.key, ()),
-            *catalog.collections_by_project.get(project.key, ()),
-        )
-    ]
+    groups: tuple[Cluster | Collection, ...] = (
+        *catalog.clusters_by_project.get(project.key, ()),
+        *catalog.collections_by_project.get(project.key, ()),
+    )
+    parents = [pid_related(parent.get("pid"), "IsPartOf") for parent in groups]
     item.related = list(dict.fromkeys([*(p for p in parents if p), *_publications(project)]))
     for place in _as_list(raw.get("spatialCoverage")):
         label = text_value(place.get("text")) if isinstance(place, Mapping) and "url" in place else pick_language(place)
-        if text_value(label) and label not in item.places:
-            item.places.append(label.strip())
+        if (shown := text_value(label)) and label not in item.places:
+            item.places.append(shown)
     item.funding = _funding(catalog, project)
     if not item.titles:
         item.titles.append(Text(project.shortcode))
@@ -594,8 +596,8 @@ def record_metadata(record: dict[str, Any], project_pid: Related | None, fallbac
     size = get("size")
     if isinstance(size, int | float) and not isinstance(size, bool):
         item.sizes.append(str(size))
-    elif text_value(size):
-        item.sizes.append(size.strip())
+    elif shown_size := text_value(size):
+        item.sizes.append(shown_size)
     if not item.titles:
         item.titles.append(Text(item.identifier))
     return item

@@ -7,12 +7,20 @@ declares the same shapes and a test keeps the two in step.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
+# RFC 3986 pchar minus the percent sign: what a path segment may hold unencoded
+# (the set Django's ``reverse`` leaves as it is).
+_SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
+_PLAIN_SEGMENT_RE = re.compile(r"[A-Za-z0-9._~=-]*")
 
-def _segment(value: str) -> str:
-    """One path segment, quoted the way Django's ``reverse`` quotes it."""
-    return quote(value, safe="!$&'()*+,;=:@~")
+
+def segment(value: str) -> str:
+    """One URL path segment, percent-encoded where needed."""
+    if _PLAIN_SEGMENT_RE.fullmatch(value):
+        return value  # the common case (ids, pids), without quote()'s cost
+    return quote(value, safe=_SEGMENT_SAFE)
 
 
 def projects_path() -> str:
@@ -20,12 +28,12 @@ def projects_path() -> str:
 
 
 def project_path(shortcode: str, tab: str | None = None) -> str:
-    path = f"/projects/{_segment(shortcode)}"
+    path = f"/projects/{segment(shortcode)}"
     return f"{path}?tab={tab}" if tab and tab != "overview" else path
 
 
 def records_path(shortcode: str, page: int = 1) -> str:
-    path = f"/projects/{_segment(shortcode)}/records"
+    path = f"/projects/{segment(shortcode)}/records"
     return f"{path}?page={page}" if page > 1 else path
 
 
@@ -35,27 +43,27 @@ def record_suffix(pid: str) -> str:
 
 
 def record_path(shortcode: str, pid: str) -> str:
-    return f"/projects/{_segment(shortcode)}/records/{_segment(record_suffix(pid))}"
+    return f"/projects/{segment(shortcode)}/records/{segment(record_suffix(pid))}"
 
 
 def citation_path(shortcode: str, extension: str) -> str:
-    return f"/projects/{_segment(shortcode)}/citation.{extension}"
+    return f"/projects/{segment(shortcode)}/citation.{extension}"
 
 
 def person_path(person_id: str) -> str:
-    return f"/persons/{_segment(person_id)}"
+    return f"/persons/{segment(person_id)}"
 
 
 def organization_path(organization_id: str) -> str:
-    return f"/organizations/{_segment(organization_id)}"
+    return f"/organizations/{segment(organization_id)}"
 
 
 def cluster_path(cluster_id: str) -> str:
-    return f"/clusters/{_segment(cluster_id)}"
+    return f"/clusters/{segment(cluster_id)}"
 
 
 def collection_path(collection_id: str) -> str:
-    return f"/collections/{_segment(collection_id)}"
+    return f"/collections/{segment(collection_id)}"
 
 
 # The JSON API (served by catalog.api.urls under /api/v2/).
@@ -63,24 +71,24 @@ API_ROOT = "/api/v2"
 
 
 def project_json_path(shortcode: str) -> str:
-    return f"{API_ROOT}/projects/{_segment(shortcode)}"
+    return f"{API_ROOT}/projects/{segment(shortcode)}"
 
 
 def record_json_path(shortcode: str, pid: str) -> str:
-    return f"{API_ROOT}/projects/{_segment(shortcode)}/records/{_segment(record_suffix(pid))}"
+    return f"{API_ROOT}/projects/{segment(shortcode)}/records/{segment(record_suffix(pid))}"
 
 
 def person_json_path(person_id: str) -> str:
-    return f"{API_ROOT}/persons/{_segment(person_id)}"
+    return f"{API_ROOT}/persons/{segment(person_id)}"
 
 
 def organization_json_path(organization_id: str) -> str:
-    return f"{API_ROOT}/organizations/{_segment(organization_id)}"
+    return f"{API_ROOT}/organizations/{segment(organization_id)}"
 
 
 def cluster_json_path(cluster_id: str) -> str:
-    return f"{API_ROOT}/clusters/{_segment(cluster_id)}"
+    return f"{API_ROOT}/clusters/{segment(cluster_id)}"
 
 
 def collection_json_path(collection_id: str) -> str:
-    return f"{API_ROOT}/collections/{_segment(collection_id)}"
+    return f"{API_ROOT}/collections/{segment(collection_id)}"

@@ -11,40 +11,20 @@ single answer grows with the corpus).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from urllib.parse import quote
 from xml.sax.saxutils import escape
 
 from catalog.domain.memo import per_catalog
 from catalog.domain.model import Catalog, Project, RecordTable
+from catalog.domain.paging import page_bounds, page_count
+from catalog.formats import links
+from catalog.formats.links import record_suffix, segment
 
 MAX_URLS_PER_SITEMAP = 50_000
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
-# RFC 3986 pchar minus the percent sign: what a path segment may hold unencoded.
-_SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
-
-
-_PLAIN_SEGMENT_RE = re.compile(r"[A-Za-z0-9._~=-]*")
-
-
-def segment(value: str) -> str:
-    """One URL path segment, percent-encoded where needed."""
-    if _PLAIN_SEGMENT_RE.fullmatch(value):
-        return value  # the common case (ids, pids), without quote()'s cost
-    return quote(value, safe=_SEGMENT_SAFE)
-
-
-def project_path(project: Project) -> str:
-    return f"/projects/{segment(project.shortcode)}"
-
-
-def record_suffix(pid: str) -> str:
-    """The last segment of a record's pid, which names it in page URLs."""
-    return pid.rpartition("/")[2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +36,10 @@ class Entry:
 def _entity_entries(catalog: Catalog) -> tuple[Entry, ...]:
     entries = [Entry("/projects"), Entry("/about")]
     for project in catalog.projects:
-        entries.append(Entry(project_path(project)))
+        entries.append(Entry(links.project_path(project.shortcode)))
         table = catalog.records_of(project)
         if table is not None and len(table):
-            entries.append(Entry(f"{project_path(project)}/records"))
+            entries.append(Entry(links.records_path(project.shortcode)))
     for kind in ("clusters", "collections", "persons", "organizations"):
         entries.extend(Entry(f"/{kind}/{segment(key)}") for key in getattr(catalog, kind))
     return tuple(entries)
@@ -78,7 +58,7 @@ class SiteMap:
 
     @property
     def page_count(self) -> int:
-        return max(1, -(-self.total // self.max_urls))
+        return page_count(self.total, self.max_urls)
 
     @property
     def is_index(self) -> bool:
@@ -94,14 +74,14 @@ class SiteMap:
                 return
             end = position + len(table)
             if end > start:
-                base = f"{project_path(project)}/records/"
+                base = links.records_path(project.shortcode) + "/"
                 for index in range(max(start, position) - position, min(stop, end) - position):
                     yield Entry(base + segment(record_suffix(table.pids[index])), table.datestamp(index))
             position = end
 
     def page(self, number: int) -> Iterator[Entry]:
         """The entries of /sitemap-<number>.xml (numbered from 1)."""
-        return self.entries((number - 1) * self.max_urls, number * self.max_urls)
+        return self.entries(*page_bounds(number, self.max_urls))
 
 
 site_map = per_catalog(SiteMap)

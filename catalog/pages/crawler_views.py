@@ -8,25 +8,21 @@ from django.views.decorators.http import require_safe
 from catalog.formats import sitemap
 from catalog.pages.views import kept_response, stable
 from catalog.runtime import get_catalog
+from catalog.web.origin import base_url
 
 XML = "application/xml"
 
 
-def _base_url(request: HttpRequest) -> str:
-    """Scheme and host of this request: the sitemap names URLs of the site being crawled."""
-    return request.build_absolute_uri("/").rstrip("/")
-
-
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
-    body = sitemap.robots_txt(f"{_base_url(request)}/sitemap.xml")
+    body = sitemap.robots_txt(f"{base_url(request)}/sitemap.xml")
     return stable(request, get_catalog(), HttpResponse(body, content_type="text/plain; charset=utf-8"))
 
 
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
     catalog = get_catalog()
-    return kept_response(request, catalog, lambda: sitemap.sitemap_xml(catalog, _base_url(request)), XML)
+    return kept_response(request, catalog, lambda: sitemap.sitemap_xml(catalog, base_url(request)), XML)
 
 
 @require_safe
@@ -34,7 +30,7 @@ def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
     catalog = get_catalog()
 
     def render() -> bytes:
-        body = sitemap.sitemap_page_xml(catalog, _base_url(request), number)
+        body = sitemap.sitemap_page_xml(catalog, base_url(request), number)
         if body is None:
             raise Http404(f"no sitemap page {number}")
         return body

@@ -121,7 +121,7 @@ class RecordRow:
 @dataclass(frozen=True, slots=True)
 class Publication:
     text: Shown
-    link: Link | None
+    link: Shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,7 +503,8 @@ def identifier_links(same_as: Frozen, values: Values) -> tuple[Fact, ...]:
             if shown:
                 facts.append(Fact("Identifier", (shown,)))
             continue
-        kind = reference.get("type") if isinstance(reference.get("type"), str) else "Identifier"
+        stated_kind = reference.get("type")
+        kind = stated_kind if isinstance(stated_kind, str) else "Identifier"
         href = values.url(reference.get("url"))
         if href:
             facts.append(Fact(kind, (Link(href, href),)))
@@ -637,23 +638,32 @@ def _group_description(name: str, descriptions: tuple[tuple[str | None, str], ..
     )
 
 
-def build_cluster_page(catalog: Catalog, cluster: Cluster, values: Values) -> GroupPage:
-    projects = tuple(project_card(p, values) for p in group_projects(catalog, cluster))
-    descriptions = tuple(values.language_texts(cluster.get("description")))
-    name = cluster.name or cluster.id
+def _group_page(
+    catalog: Catalog, group: Cluster | Collection, kind: str, path: str, json_path: str, values: Values, **extra: Any
+) -> GroupPage:
+    """The page of a cluster or a collection; ``extra`` holds what only collections have."""
+    projects = tuple(project_card(p, values) for p in group_projects(catalog, group))
+    descriptions = tuple(values.language_texts(group.get("description")))
+    name = group.name or group.id
     return GroupPage(
         meta=PageMeta(
             title=name,
-            description=_group_description(name, descriptions, "Project cluster", len(projects)),
-            path=links.cluster_path(cluster.id),
-            json_path=links.cluster_json_path(cluster.id),
+            description=_group_description(name, descriptions, kind, len(projects)),
+            path=path,
+            json_path=json_path,
         ),
-        kind="Project cluster",
+        kind=kind,
         name=name,
         descriptions=descriptions,
-        permalink=values.url(cluster.get("pid")),
+        permalink=values.url(group.get("pid")),
         projects=projects,
+        **extra,
     )
+
+
+def build_cluster_page(catalog: Catalog, cluster: Cluster, values: Values) -> GroupPage:
+    path, json_path = links.cluster_path(cluster.id), links.cluster_json_path(cluster.id)
+    return _group_page(catalog, cluster, "Project cluster", path, json_path, values)
 
 
 def _record_link(catalog: Catalog, record_ref: str, values: Values) -> Shown:
@@ -666,21 +676,14 @@ def _record_link(catalog: Catalog, record_ref: str, values: Values) -> Shown:
 
 
 def build_collection_page(catalog: Catalog, collection: Collection, values: Values) -> GroupPage:
-    projects = tuple(project_card(p, values) for p in group_projects(catalog, collection))
-    descriptions = tuple(values.language_texts(collection.get("description")))
-    name = collection.name or collection.id
-    return GroupPage(
-        meta=PageMeta(
-            title=name,
-            description=_group_description(name, descriptions, "Collection", len(projects)),
-            path=links.collection_path(collection.id),
-            json_path=links.collection_json_path(collection.id),
-        ),
-        kind="Collection",
-        name=name,
-        descriptions=descriptions,
-        permalink=values.url(collection.get("pid")),
-        projects=projects,
+    path, json_path = links.collection_path(collection.id), links.collection_json_path(collection.id)
+    return _group_page(
+        catalog,
+        collection,
+        "Collection",
+        path,
+        json_path,
+        values,
         records=tuple(shown for ref in collection.record_ids if (shown := _record_link(catalog, ref, values))),
         collections=tuple(
             EntityRef(child.name or child.id, links.collection_path(child.id))

@@ -11,6 +11,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from django.conf import settings
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import get_template, render_to_string
@@ -35,6 +36,7 @@ from catalog.formats import citation, jsonld, links
 from catalog.pages import presenters
 from catalog.runtime import get_catalog
 from catalog.web import wire
+from catalog.web.origin import base_url, origin_key
 
 HTML = "text/html; charset=utf-8"
 DEFAULT = ListingQuery()
@@ -108,15 +110,11 @@ def _values() -> Values:
     return Values(settings.SVC.show_placeholder_values)
 
 
-def _base_url(request: HttpRequest) -> str:
-    return f"{request.scheme}://{request.get_host()}"
-
-
 def _cached_page(
     request: HttpRequest, memo: CatalogMemo, key: tuple[Hashable, ...], render: Callable[[], str]
 ) -> HttpResponse:
     # The configuration is part of the key: tests swap it (placeholders, analytics); production never does.
-    full_key = (*key, *wire.origin_key(request.META), memo.settings_key(settings.SVC))
+    full_key = (*key, *origin_key(request.META), memo.settings_key(settings.SVC))
     body = memo.page(full_key, lambda: render().encode())
     response = HttpResponse(body, content_type=HTML)
     response.stable = wire.Stable(memo.catalog.data_version, full_key)
@@ -147,7 +145,7 @@ def kept_response(
 def _render(request: HttpRequest, template: str, context: dict[str, Any]) -> str:
     if "page" in context:
         context["meta"] = context["page"].meta
-    return render_to_string(template, {"base_url": _base_url(request), **context}, request)
+    return render_to_string(template, {"base_url": base_url(request), **context}, request)
 
 
 def _view_model(memo: CatalogMemo, key: tuple[Hashable, ...], build: Callable[[], Any]) -> Any:
@@ -237,7 +235,7 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
         )
         if tab not in {tab_id for tab_id, _, _ in page.tabs}:
             raise Http404(f"The project {project_.shortcode} has no tab {tab!r}.")
-        document = jsonld.project_dataset(catalog, project_, _base_url(request))
+        document = jsonld.project_dataset(catalog, project_, base_url(request))
         return _render(request, "project.html", {"page": page, "active_tab": tab, "jsonld": jsonld.to_script(document)})
 
     return _cached_page(request, memo, ("project", project_.key, tab), render)
@@ -254,13 +252,16 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
         return bad_request(request, str(error))
     table = catalog.records_of(project_)
     count = len(table) if table else 0
-    page_count = max(1, -(-count // presenters.RECORDS_PAGE_SIZE))
+    paginator = Paginator(range(count), presenters.RECORDS_PAGE_SIZE)
+    page_count = paginator.num_pages
     if page_number > page_count:
         raise Http404(f"The records of {project_.shortcode} have {page_count} page(s), not {page_number}.")
 
     def render() -> str:
-        start = (page_number - 1) * presenters.RECORDS_PAGE_SIZE
-        rows = presenters.record_rows(table, start, start + presenters.RECORDS_PAGE_SIZE, _values()) if table else ()
+        page = paginator.page(page_number)
+        rows = (
+            presenters.record_rows(table, max(page.start_index() - 1, 0), page.end_index(), _values()) if table else ()
+        )
         name = project_.name or project_.shortcode
         return _render(
             request,
@@ -272,8 +273,8 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
                 "count": count,
                 "page_count": page_count,
                 **pagination(page_number, page_count, lambda number: links.records_path(project_.shortcode, number)),
-                "first_position": start + 1 if count else 0,
-                "last_position": min(start + presenters.RECORDS_PAGE_SIZE, count),
+                "first_position": page.start_index(),
+                "last_position": page.end_index(),
                 "path": links.records_path(project_.shortcode),
                 "meta": presenters.PageMeta(
                     title=f"Records of {name}" + (f" (page {page_number})" if page_number > 1 else ""),
@@ -296,7 +297,7 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
 
     def render() -> str:
         page = presenters.build_record_page(project_, table, index, _values())
-        document = jsonld.record_work(project_, table, index, _base_url(request))
+        document = jsonld.record_work(project_, table, index, base_url(request))
         return _render(request, "record.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
     return _cached_page(request, memo, ("record", project_.key, index), render)
@@ -319,7 +320,7 @@ def person(request: HttpRequest, person_id: str) -> HttpResponse:
 
     def render() -> str:
         page = presenters.build_person_page(catalog, person_, _values())
-        document = jsonld.person(catalog, person_, _base_url(request))
+        document = jsonld.person(catalog, person_, base_url(request))
         return _render(request, "person.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
     return _cached_page(request, memo_for(catalog), ("person", person_.id), render)
@@ -332,7 +333,7 @@ def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
 
     def render() -> str:
         page = presenters.build_organization_page(catalog, organization_, _values())
-        document = jsonld.organization(catalog, organization_, _base_url(request))
+        document = jsonld.organization(catalog, organization_, base_url(request))
         return _render(request, "organization.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
     return _cached_page(request, memo_for(catalog), ("organization", organization_.id), render)
@@ -346,7 +347,7 @@ def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
     def render() -> str:
         page = presenters.build_cluster_page(catalog, cluster_, _values())
         members = presenters.group_projects(catalog, cluster_)
-        document = jsonld.group(cluster_, members, page.meta.path, _base_url(request))
+        document = jsonld.group(cluster_, members, page.meta.path, base_url(request))
         return _render(request, "group.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
     return _cached_page(request, memo_for(catalog), ("cluster", cluster_.id), render)
@@ -360,7 +361,7 @@ def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
     def render() -> str:
         page = presenters.build_collection_page(catalog, collection_, _values())
         members = presenters.group_projects(catalog, collection_)
-        document = jsonld.group(collection_, members, page.meta.path, _base_url(request))
+        document = jsonld.group(collection_, members, page.meta.path, base_url(request))
         return _render(request, "group.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
     return _cached_page(request, memo_for(catalog), ("collection", collection_.id), render)

@@ -17,6 +17,8 @@ from typing import Any
 
 import brotli
 
+from catalog.web.origin import origin_key
+
 # Codings served, best first: on equal q-values the smaller one wins.
 CODINGS = ("br", "gzip")
 IDENTITY = "identity"
@@ -49,22 +51,6 @@ class Stable:
 
     data_version: str
     key: Hashable
-
-
-def origin_key(meta: Mapping[str, Any]) -> tuple[Any, ...]:
-    """The request values absolute URLs in a body (canonical links, JSON-LD, sitemap) are built from.
-
-    Raw header values rather than a validated host: the framework has already
-    validated it, and equal raw values give equal origins.
-    """
-    return (
-        meta.get("wsgi.url_scheme"),
-        meta.get("HTTP_HOST"),
-        meta.get("SERVER_NAME"),
-        meta.get("SERVER_PORT"),
-        meta.get("HTTP_X_FORWARDED_HOST"),
-        meta.get("HTTP_X_FORWARDED_PROTO"),
-    )
 
 
 def request_key(meta: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -16,4 +16,5 @@ def shown(value: object) -> SafeString:
     """A Link as an anchor, a placeholder as its red marker, anything else escaped text."""
     if isinstance(value, Link):
         return format_html('<a href="{}">{}</a>', value.href, value.text)
-    return mark_safe(conditional_escape(value))
+    # Placeholders are str with __html__ (the red marker): keep them as they are.
+    return mark_safe(conditional_escape(value if isinstance(value, str) else str(value)))

@@ -9,7 +9,7 @@ from catalog import runtime
 from catalog.domain.loader import DataDirError
 from svc_site import lifecycle, telemetry
 from svc_site.assets import ensure_built
-from svc_site.server import GunicornServer, gunicorn_options
+from svc_site.server import GunicornServer, check_address_free, gunicorn_options
 
 
 class Command(BaseCommand):
@@ -21,6 +21,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, workers: int, threads: int, **options) -> None:
         config = settings.SVC
+        try:
+            check_address_free(config.site_host, config.site_port)
+        except OSError as error:
+            raise CommandError(
+                f"FRAMEWORK_SITE_ADDR {config.site_host}:{config.site_port}: cannot listen there ({error.strerror})"
+            ) from None
         telemetry.start_master(config)
         try:
             runtime.get_catalog()

@@ -1,0 +1,108 @@
+"""catalog.domain.search: normalising, query parsing, ranking, facets and pages, without Django."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog.domain.loader import load_catalog
+from catalog.domain.search import (
+    MAX_FILTER_VALUES,
+    BadQuery,
+    ListingQuery,
+    PageOutOfRange,
+    SearchIndex,
+    normalise,
+    page_numbers,
+    pagination,
+    parse_page,
+    search,
+    words,
+)
+from tests.api_data_sets import write_small_data_set
+
+
+def test_normalise_folds_case_and_accents():
+    assert normalise("Zürich ÉCOLE") == normalise("zurich ecole") == "zurich ecole"
+
+
+def test_words_are_normalised_tokens():
+    assert words("Die Bilderfolgen, der Basler Frühdrucke!") == ["die", "bilderfolgen", "der", "basler", "fruhdrucke"]
+
+
+@pytest.mark.parametrize(("values", "page"), [([], 1), ([""], 1), (["3"], 3), ([" 7 "], 7), (["", "2"], 2)])
+def test_parse_page(values, page):
+    assert parse_page(values) == page
+
+
+@pytest.mark.parametrize("values", [["0"], ["-1"], ["x"], ["1.5"], ["٣"], ["1234567890"], ["1", "2"]])
+def test_parse_page_refuses(values):
+    with pytest.raises(BadQuery):
+        parse_page(values)
+
+
+def test_query_from_params_is_canonical():
+    query = ListingQuery.from_params({"q": [" alps ", "maps"], "sort": ["newest"], "page": ["2"]})
+    assert (query.text, query.sort, query.page, query.filters) == ("alps maps", "newest", 2, ())
+    assert query.url("/projects") == "/projects?q=alps+maps&sort=newest&page=2"
+    assert query.url("/projects", page=1) == "/projects?q=alps+maps&sort=newest"
+    assert ListingQuery().url("/projects") == "/projects"
+    assert ListingQuery().effective_sort == "name" and ListingQuery(text="x").effective_sort == "relevance"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"sort": ["random"]},
+        {"sort": ["name", "newest"]},
+        {"q": ["x" * 501]},
+        {"status": [str(n) for n in range(MAX_FILTER_VALUES + 1)]},
+    ],
+)
+def test_query_from_params_refuses(params):
+    with pytest.raises(BadQuery):
+        ListingQuery.from_params(params)
+
+
+@pytest.mark.parametrize(
+    ("page", "count", "numbers"),
+    [
+        (1, 1, [1]),
+        (1, 3, [1, 2, 3]),
+        (1, 10, [1, 2, 3, None, 10]),
+        (5, 10, [1, None, 3, 4, 5, 6, 7, None, 10]),
+        (10, 10, [1, None, 8, 9, 10]),
+        (4, 10, [1, 2, 3, 4, 5, 6, None, 10]),
+    ],
+)
+def test_page_numbers_show_first_last_and_a_window(page, count, numbers):
+    assert page_numbers(page, count) == numbers
+
+
+def test_pagination_links():
+    context = pagination(2, 3, lambda number: f"/p?page={number}")
+    assert context["previous_url"] == "/p?page=1" and context["next_url"] == "/p?page=3"
+    assert context["page_links"] == [(1, "/p?page=1"), (2, "/p?page=2"), (3, "/p?page=3")]
+    assert pagination(1, 1, str)["previous_url"] is None and pagination(1, 1, str)["next_url"] is None
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    return SearchIndex.build(load_catalog(write_small_data_set(tmp_path_factory.mktemp("data"))))
+
+
+def test_search_matches_every_word_accent_insensitively(index):
+    result = search(index, ListingQuery(text="LIGHTHOUSE logbooks"))
+    assert [entry.project.shortcode for entry in result.items] == ["0A0F"]
+    assert search(index, ListingQuery(text="lighthouse recipes")).total == 0
+
+
+def test_search_without_text_lists_every_project_by_name(index):
+    result = search(index, ListingQuery())
+    assert [entry.project.shortcode for entry in result.items] == ["0A0F", "0b1c"]  # Lighthouse…, Recipes…
+    assert (result.total, result.page, result.page_count) == (2, 1, 1)
+    assert search(index, ListingQuery(sort="name-desc")).items[0].project.shortcode == "0b1c"
+
+
+def test_search_past_the_last_page(index):
+    with pytest.raises(PageOutOfRange):
+        search(index, ListingQuery(page=2))
