@@ -118,7 +118,7 @@ class Wrk:
 
 def get(base_url: str, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
     parts = urlsplit(base_url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=120)
     try:
         connection.request("GET", path, headers=headers or {})
         response = connection.getresponse()
@@ -130,7 +130,7 @@ def get(base_url: str, path: str, headers: dict[str, str] | None = None) -> tupl
 def sequential_rate(base_url: str, path: str, method: str, headers: dict[str, str], seconds: float) -> Load:
     """Requests/s of one client on one kept-alive connection (wrk cannot send HEAD: it waits for the body)."""
     parts = urlsplit(base_url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=60)
     latencies: list[float] = []
     started = time.perf_counter()
     try:
@@ -176,7 +176,7 @@ def sequential_pair(name: str, base_url: str, path: str, method: str, headers: d
 def harvest_bytes(base_url: str, oai_path: str, prefix: str, headers: dict[str, str]) -> dict[str, int]:
     """Follow every resumption token of ListRecords; bytes of the bodies as sent, and pages."""
     parts = urlsplit(base_url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=300)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=300)
     path = f"{oai_path}?{urlencode({'verb': 'ListRecords', 'metadataPrefix': prefix})}"
     sent = pages = 0
     try:

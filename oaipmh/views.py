@@ -66,7 +66,7 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         key = (memo.settings_key(config), *((name, tuple(given)) for name, given in values.items()))
         response["ETag"] = _entity_tag(catalog, key, body)
         # The compressed variants are kept per responseDate: at most one compression a second per URL.
-        response.stable = wire.Stable(catalog.data_version, ("oai", *key, _response_date(body)))
+        wire.mark_stable(response, wire.Stable(catalog.data_version, ("oai", *key, _response_date(body))))
     return response
 
 

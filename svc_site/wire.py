@@ -43,7 +43,7 @@ class WireMiddleware:
         response = self.get_response(request)
         if response.streaming or response.has_header("Content-Encoding"):
             return response
-        stable: wire.Stable | None = getattr(response, "stable", None)
+        stable = wire.stable_of(response)
         status = response.status_code
         safe = request.method in ("GET", "HEAD")
         if safe and not response.has_header("Cache-Control"):

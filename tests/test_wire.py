@@ -190,7 +190,7 @@ def _middleware(view):
 def _stable_view(last_modified: str | None = None, vary: str | None = None):
     def view(request):
         response = HttpResponse(b"x" * 5000, content_type="text/html; charset=utf-8")
-        response.stable = wire.Stable("v1", ("test", request.path, last_modified, vary))
+        wire.mark_stable(response, wire.Stable("v1", ("test", request.path, last_modified, vary)))
         if last_modified:
             response["Last-Modified"] = last_modified
         if vary:

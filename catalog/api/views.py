@@ -63,7 +63,8 @@ def api_endpoint(view: View) -> View:
             if response.status_code == 200:
                 # The bytes of a URL (host included) depend only on the data: tagged, compressed once
                 # and answered conditionally by svc_site.wire, like every page.
-                response.stable = wire.Stable(get_catalog().data_version, ("api", *wire.request_key(request.META)))
+                key = ("api", *wire.request_key(request.META))
+                wire.mark_stable(response, wire.Stable(get_catalog().data_version, key))
         response["Access-Control-Allow-Origin"] = "*"
         response["Access-Control-Expose-Headers"] = "ETag, Link"
         return response

@@ -117,7 +117,7 @@ def _cached_page(
     full_key = (*key, *origin_key(request.META), memo.settings_key(settings.SVC))
     body = memo.page(full_key, lambda: render().encode())
     response = HttpResponse(body, content_type=HTML)
-    response.stable = wire.Stable(memo.catalog.data_version, full_key)
+    wire.mark_stable(response, wire.Stable(memo.catalog.data_version, full_key))
     return response
 
 
@@ -127,7 +127,7 @@ def _url_key(request: HttpRequest, memo: CatalogMemo) -> tuple[Hashable, ...]:
 
 def stable(request: HttpRequest, catalog: Catalog, response: HttpResponse) -> HttpResponse:
     """Mark ``response`` as a pure function of the data version, the URL and the configuration."""
-    response.stable = wire.Stable(catalog.data_version, _url_key(request, memo_for(catalog)))
+    wire.mark_stable(response, wire.Stable(catalog.data_version, _url_key(request, memo_for(catalog))))
     return response
 
 
@@ -138,7 +138,7 @@ def kept_response(
     memo = memo_for(catalog)
     key = _url_key(request, memo)
     response = HttpResponse(memo.page(key, render), content_type=content_type)
-    response.stable = wire.Stable(catalog.data_version, key)
+    wire.mark_stable(response, wire.Stable(catalog.data_version, key))
     return response
 
 

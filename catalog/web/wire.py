@@ -58,6 +58,19 @@ def request_key(meta: Mapping[str, Any]) -> tuple[Any, ...]:
     return (meta.get("PATH_INFO"), meta.get("QUERY_STRING"), *origin_key(meta))
 
 
+STABLE_ATTRIBUTE = "svc_stable"
+
+
+def mark_stable(response: object, stable: Stable) -> None:
+    """Say that ``response`` (any framework's response object) is the stable body ``stable`` names."""
+    setattr(response, STABLE_ATTRIBUTE, stable)
+
+
+def stable_of(response: object) -> Stable | None:
+    found = getattr(response, STABLE_ATTRIBUTE, None)
+    return found if isinstance(found, Stable) else None
+
+
 def _q_value(parameters: list[str]) -> float | None:
     for parameter in parameters:
         name, _, value = parameter.partition("=")
