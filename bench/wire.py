@@ -27,11 +27,12 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -68,10 +69,42 @@ class Pair:
     load: Load
     versus: str
     versus_load: Load
+    cpu_us: float = 0.0  # server CPU (master + workers, user + system) per request, median
+    versus_cpu_us: float = 0.0
 
     @property
     def ratio(self) -> float:
         return round(self.load.requests_per_second / self.versus_load.requests_per_second, 3)
+
+    @property
+    def cpu_ratio(self) -> float:
+        """Requests per CPU second relative to the other side: steadier than req/s on a shared machine."""
+        return round(self.versus_cpu_us / self.cpu_us, 3) if self.cpu_us else 0.0
+
+    def line(self) -> str:
+        return (
+            f"  {self.name:<34}{self.load.requests_per_second:>8.0f} req/s {self.cpu_us:>7.0f} us CPU  vs "
+            f"{self.versus:<14}{self.versus_load.requests_per_second:>8.0f} req/s {self.versus_cpu_us:>7.0f} us CPU"
+            f"  ratio {self.ratio:.3f}  CPU ratio {self.cpu_ratio:.3f}"
+        )
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a server: its master and every worker (children), from /proc."""
+    total = 0.0
+    pids = [pid]
+    with suppress(OSError):
+        pids += [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    for process in pids:
+        try:
+            fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return total
 
 
 class Wrk:
@@ -98,21 +131,29 @@ class Wrk:
                 return Load.from_wrk(json.loads(line.removeprefix("BENCH-JSON ")))
         raise RuntimeError(f"wrk gave no report for {url}: {completed.stdout}{completed.stderr}")
 
+    def measured(self, target: tuple) -> tuple[Load, float]:
+        """One run of ``target`` (url, headers, method, server pid): the load and the server's CPU µs per request."""
+        url, headers, method, pid = target
+        before = cpu_seconds(pid)
+        load = self.run(url, self.args.duration, headers, method)
+        return load, (cpu_seconds(pid) - before) * 1e6 / max(load.requests, 1)
+
     def pair(self, name: str, size: int, first: tuple, second: tuple, versus: str) -> Pair:
-        """``first`` and ``second`` (url, headers, method) warmed, then alternated ``--rounds`` times."""
-        for url, headers, method in (first, second):
+        """``first`` and ``second`` (url, headers, method, pid) warmed, then alternated ``--rounds`` times."""
+        for url, headers, method, _ in (first, second):
             self.run(url, 1, headers, method)
-        loads: list[Load] = []
-        versus_loads: list[Load] = []
-        for _ in range(self.args.rounds):
-            loads.append(self.run(first[0], self.args.duration, first[1], first[2]))
-            versus_loads.append(self.run(second[0], self.args.duration, second[1], second[2]))
-        pair = Pair(name, first[0], size, Load.median(loads), versus, Load.median(versus_loads))
-        print(
-            f"  {name:<34}{pair.load.requests_per_second:>10.0f} req/s  vs {versus:<14}"
-            f"{pair.versus_load.requests_per_second:>10.0f}  ratio {pair.ratio:.3f}",
-            file=sys.stderr,
+        runs = [(self.measured(first), self.measured(second)) for _ in range(self.args.rounds)]
+        pair = Pair(
+            name,
+            first[0],
+            size,
+            Load.median([mine[0] for mine, _ in runs]),
+            versus,
+            Load.median([theirs[0] for _, theirs in runs]),
+            statistics.median(mine[1] for mine, _ in runs),
+            statistics.median(theirs[1] for _, theirs in runs),
         )
+        print(pair.line(), file=sys.stderr)
         return pair
 
 
@@ -157,19 +198,29 @@ def sequential_rate(base_url: str, path: str, method: str, headers: dict[str, st
     )
 
 
-def sequential_pair(name: str, base_url: str, path: str, method: str, headers: dict, args: argparse.Namespace) -> Pair:
+def sequential_pair(
+    name: str, base_url: str, path: str, method: str, headers: dict, pid: int, args: argparse.Namespace
+) -> Pair:
     """``method`` with ``headers`` against the plain GET of the same representation, alternated, medians."""
     get_headers = {k: v for k, v in headers.items() if k != "If-None-Match"}
-    loads, get_loads = [], []
-    for _ in range(args.rounds):
-        loads.append(sequential_rate(base_url, path, method, headers, args.duration))
-        get_loads.append(sequential_rate(base_url, path, "GET", get_headers, args.duration))
-    pair = Pair(name, base_url + path, 0, Load.median(loads), "GET (1 client)", Load.median(get_loads))
-    print(
-        f"  {name:<34}{pair.load.requests_per_second:>10.0f} req/s  vs {pair.versus:<14}"
-        f"{pair.versus_load.requests_per_second:>10.0f}  ratio {pair.ratio:.3f}",
-        file=sys.stderr,
+
+    def measured(run_method: str, run_headers: dict) -> tuple[Load, float]:
+        before = cpu_seconds(pid)
+        load = sequential_rate(base_url, path, run_method, run_headers, args.duration)
+        return load, (cpu_seconds(pid) - before) * 1e6 / max(load.requests, 1)
+
+    runs = [(measured(method, headers), measured("GET", get_headers)) for _ in range(args.rounds)]
+    pair = Pair(
+        name,
+        base_url + path,
+        0,
+        Load.median([mine[0] for mine, _ in runs]),
+        "GET (1 client)",
+        Load.median([theirs[0] for _, theirs in runs]),
+        statistics.median(mine[1] for mine, _ in runs),
+        statistics.median(theirs[1] for _, theirs in runs),
     )
+    print(pair.line(), file=sys.stderr)
     return pair
 
 
@@ -238,13 +289,27 @@ def measure(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
                     break
                 baseline = f"{django.base_url}/bench-baseline/{floor}/{len(body)}"
                 pairs.append(
-                    wrk.pair(f"{name} {coding}", len(body), (url, headers, "GET"), (baseline, {}, "GET"), "django")
+                    wrk.pair(
+                        f"{name} {coding}",
+                        len(body),
+                        (url, headers, "GET", svc.process.pid),
+                        (baseline, {}, "GET", django.process.pid),
+                        "django",
+                    )
                 )
                 if coding == "gzip":
                     conditional = {**headers, "If-None-Match": response_headers["etag"]}
                     for variant, method, variant_headers in (("HEAD", "HEAD", headers), ("304", "GET", conditional)):
                         pairs.append(
-                            sequential_pair(f"{name} gzip {variant}", svc.base_url, path, method, variant_headers, args)
+                            sequential_pair(
+                                f"{name} gzip {variant}",
+                                svc.base_url,
+                                path,
+                                method,
+                                variant_headers,
+                                svc.process.pid,
+                                args,
+                            )
                         )
 
         print("harvest bytes:", file=sys.stderr)
@@ -281,8 +346,8 @@ def measure(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
                 wrk.pair(
                     "nginx warm page (gzip, cache hit)",
                     len(coded_page),
-                    (nginx.base_url + page, GZIP, "GET"),
-                    (nginx.base_url + "/bench-static/page.html", GZIP, "GET"),
+                    (nginx.base_url + page, GZIP, "GET", nginx.process.pid),
+                    (nginx.base_url + "/bench-static/page.html", GZIP, "GET", nginx.process.pid),
                     "nginx static",
                 )
             )
@@ -293,7 +358,13 @@ def measure(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
 
 def as_json(run: dict[str, Any]) -> dict[str, Any]:
     def pair(p: Pair) -> dict[str, Any]:
-        return {**asdict(p), "load": asdict(p.load), "versus_load": asdict(p.versus_load), "ratio": p.ratio}
+        return {
+            **asdict(p),
+            "load": asdict(p.load),
+            "versus_load": asdict(p.versus_load),
+            "ratio": p.ratio,
+            "cpu_ratio": p.cpu_ratio,
+        }
 
     return {**run, "pairs": [pair(p) for p in run["pairs"]], "nginx": [pair(p) for p in run["nginx"]]}
 
@@ -315,11 +386,17 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="svc-wire-") as scratch:
         run = measure(args, Path(scratch))
     summary = {
-        "min ratio, warm gzip endpoints vs Django": min(
+        "min ratio, warm gzip endpoints vs Django (req/s)": min(
             p.ratio for p in run["pairs"] if p.name.endswith("gzip") and p.versus == "django"
         ),
+        "min ratio, warm gzip endpoints vs Django (CPU per request)": min(
+            p.cpu_ratio for p in run["pairs"] if p.name.endswith("gzip") and p.versus == "django"
+        ),
+        "HEAD and 304 vs GET (CPU per request)": {
+            p.name: p.cpu_ratio for p in run["pairs"] if p.name.endswith(("HEAD", "304"))
+        },
         "oai_datacite harvest with gzip / plain": run["harvests"].get("oai_datacite", {}).get("ratio"),
-        "nginx warm page / nginx static": run["nginx"][0].ratio if run["nginx"] else None,
+        "nginx warm page / nginx static (req/s)": run["nginx"][0].ratio if run["nginx"] else None,
     }
     print(json.dumps(summary, indent=2))
     if args.json:
