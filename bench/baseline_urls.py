@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
 BYTES_PATH = "bench-baseline/bytes/<int:size>"
+CODED_PATH = "bench-baseline/gzip/<int:size>"
 
 
 @lru_cache(maxsize=64)
@@ -20,4 +21,9 @@ def fixed_size(request: HttpRequest, size: int) -> HttpResponse:
     return HttpResponse(payload(size))
 
 
-urlpatterns = [path(BYTES_PATH, fixed_size)]
+def fixed_size_coded(request: HttpRequest, size: int) -> HttpResponse:
+    """``size`` bytes sent as an already gzip-coded body: the floor of a warm compressed svc response."""
+    return HttpResponse(payload(size), headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+
+
+urlpatterns = [path(BYTES_PATH, fixed_size), path(CODED_PATH, fixed_size_coded)]

@@ -215,6 +215,8 @@ def identify(request: Request) -> str:
         f"<earliestDatestamp>{format_datestamp(repository.earliest_stamp)}</earliestDatestamp>"
         "<deletedRecord>no</deletedRecord>"
         f"<granularity>{GRANULARITY}</granularity>"
+        # The content-coding svc_site.wire serves on request (it also serves br to clients asking for it).
+        "<compression>gzip</compression>"
         "<description>"
         f'<oai-identifier xmlns="{OAI_IDENTIFIER_NAMESPACE}" xsi:schemaLocation="{OAI_IDENTIFIER_NAMESPACE}'
         ' http://www.openarchives.org/OAI/2.0/oai-identifier.xsd">'

@@ -7,7 +7,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.views.decorators.csrf import csrf_exempt
 
 from catalog import runtime
+from catalog.domain.memo import memo_for
+from catalog.domain.model import Catalog
 from catalog.runtime import get_catalog
+from catalog.web import wire
 from catalog.web.client import request_client
 from oaipmh import protocol
 from oaipmh.ratelimit import TokenBucket, store_for
@@ -52,6 +55,39 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         return HttpResponseNotAllowed(["GET", "HEAD", "POST"])
     arguments = request.POST if request.method == "POST" else request.GET
     verb = arguments.get("verb", "")
+    catalog = get_catalog()
+    values = {name: arguments.getlist(name) for name in arguments}
     with runtime.span("oaipmh.render", **{"oai.verb": verb[:40]}):
-        body = protocol.respond({name: arguments.getlist(name) for name in arguments}, get_catalog(), oai_settings())
-    return HttpResponse(body, content_type=CONTENT_TYPE)
+        body = protocol.respond(values, catalog, oai_settings())
+    response = HttpResponse(body, content_type=CONTENT_TYPE)
+    # Rate-limited per client and stamped with the moment: any cache must ask again every time.
+    response["Cache-Control"] = "no-cache"
+    if sum(len(name) + sum(map(len, given)) for name, given in values.items()) <= MAX_KEY_LENGTH:
+        memo = memo_for(catalog)
+        key = (memo.settings_key(config), *((name, tuple(given)) for name, given in values.items()))
+        response["ETag"] = _entity_tag(catalog, key, body)
+        # The compressed variants are kept per responseDate: at most one compression a second per URL.
+        wire.mark_stable(response, wire.Stable(catalog.data_version, ("oai", *key, _response_date(body))))
+    return response
+
+
+MAX_KEY_LENGTH = 2048  # longer requests get no validator and are compressed on every request
+_DATE_START = len(protocol.XML_HEAD) + len(b"<responseDate>")
+_DATE_END = _DATE_START + len(b"2000-01-01T00:00:00Z")
+
+
+def _response_date(body: bytes) -> bytes:
+    return body[_DATE_START:_DATE_END]
+
+
+def _entity_tag(catalog: Catalog, key: tuple, body: bytes) -> str:
+    """Weak: two answers that differ only in responseDate are the same answer (§8.8.1), not the same bytes.
+
+    The tag covers everything after responseDate, so it stays put while the
+    data version and the request do, and is computed once per request and data version.
+    """
+
+    def tag() -> bytes:
+        return wire.entity_tag(catalog.data_version, body[_DATE_END:], weak=True).encode()
+
+    return memo_for(catalog).page(("oai-etag", *key), tag).decode()

@@ -74,6 +74,8 @@ class Config:
     env: str
     workers: int
     allowed_hosts: tuple[str, ...]
+    http_max_age: int
+    http_stale_while_revalidate: int
 
 
 def parse_log_filter(value: str) -> LogFilter:
@@ -260,5 +262,7 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         env=env_name,
         workers=read.integer("SVC_WORKERS", 2, minimum=1),
         allowed_hosts=tuple(read.items("SVC_ALLOWED_HOSTS", ["*"])),
+        http_max_age=read.integer("SVC_HTTP_MAX_AGE", 60, minimum=0),
+        http_stale_while_revalidate=read.integer("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0),
     )
     return config, read.names

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "svc_site.middleware.AccessLogMiddleware",
     "svc_site.middleware.DataVersionMiddleware",
+    "svc_site.wire.WireMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "svc_site.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

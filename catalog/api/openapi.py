@@ -193,7 +193,10 @@ def _parameters() -> dict[str, Schema]:
 
 def _headers() -> dict[str, Schema]:
     return {
-        "ETag": {"description": "Changes whenever the data or the service changes.", "schema": STRING},
+        "ETag": {
+            "description": "A strong validator of this body in its content-coding: changes whenever the bytes do.",
+            "schema": STRING,
+        },
         "Link": {
             "description": "RFC 8288 links to the first, prev, next and last pages.",
             "schema": STRING,

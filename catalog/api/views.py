@@ -1,8 +1,9 @@
 """JSON API views: thin wrappers over :mod:`catalog.api.payloads`.
 
 Every endpoint shares one policy (:func:`api_endpoint`): GET and HEAD only,
-errors as RFC 9457 problem documents, an ETag bound to the data version and
-the service version with conditional GET, and CORS open to every origin since
+errors as RFC 9457 problem documents, successful answers marked stable (their
+ETag, compression, conditional GET and Cache-Control come from svc_site.wire,
+as for every page), and CORS open to every origin since
 the data is public and read-only.
 """
 
@@ -12,12 +13,10 @@ import functools
 import json
 from collections.abc import Callable
 from http import HTTPStatus
-from importlib import metadata
 from urllib.parse import urlencode
 
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
-from django.utils.cache import get_conditional_response
 
 from catalog.api.openapi import JSON, PROBLEM_JSON, openapi_bytes
 from catalog.api.payloads import (
@@ -32,19 +31,11 @@ from catalog.api.payloads import (
     records_page,
 )
 from catalog.runtime import get_catalog
+from catalog.web import wire
 
 ALLOWED_METHODS = ("GET", "HEAD")
-CACHE_CONTROL = "public, max-age=300"
 
 View = Callable[..., HttpResponse]
-
-
-@functools.cache
-def _service_version() -> str:
-    try:
-        return metadata.version("svc")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def problem(status: int, detail: str) -> HttpResponse:
@@ -70,11 +61,10 @@ def api_endpoint(view: View) -> View:
             except SuspiciousOperation as error:  # e.g. too many query parameters for Django to parse
                 response = problem(400, str(error) or "malformed request")
             if response.status_code == 200:
-                # Strong: the bytes of a URL (host included) depend only on the data and the code.
-                etag = f'"{get_catalog().data_version}-{_service_version()}"'
-                response["ETag"] = etag
-                response["Cache-Control"] = CACHE_CONTROL
-                response = get_conditional_response(request, etag=etag, response=response) or response
+                # The bytes of a URL (host included) depend only on the data: tagged, compressed once
+                # and answered conditionally by svc_site.wire, like every page.
+                key = ("api", *wire.request_key(request.META))
+                wire.mark_stable(response, wire.Stable(get_catalog().data_version, key))
         response["Access-Control-Allow-Origin"] = "*"
         response["Access-Control-Expose-Headers"] = "ETag, Link"
         return response

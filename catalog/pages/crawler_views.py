@@ -6,6 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from catalog.formats import sitemap
+from catalog.pages.caching import kept_response, stable
 from catalog.runtime import get_catalog
 from catalog.web.origin import base_url
 
@@ -15,17 +16,23 @@ XML = "application/xml"
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     body = sitemap.robots_txt(f"{base_url(request)}/sitemap.xml")
-    return HttpResponse(body, content_type="text/plain; charset=utf-8")
+    return stable(request, get_catalog(), HttpResponse(body, content_type="text/plain; charset=utf-8"))
 
 
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
-    return HttpResponse(sitemap.sitemap_xml(get_catalog(), base_url(request)), content_type=XML)
+    catalog = get_catalog()
+    return kept_response(request, catalog, lambda: sitemap.sitemap_xml(catalog, base_url(request)), XML)
 
 
 @require_safe
 def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
-    body = sitemap.sitemap_page_xml(get_catalog(), base_url(request), number)
-    if body is None:
-        raise Http404(f"no sitemap page {number}")
-    return HttpResponse(body, content_type=XML)
+    catalog = get_catalog()
+
+    def render() -> bytes:
+        body = sitemap.sitemap_page_xml(catalog, base_url(request), number)
+        if body is None:
+            raise Http404(f"no sitemap page {number}")
+        return body
+
+    return kept_response(request, catalog, render, XML)

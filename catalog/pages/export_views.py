@@ -25,7 +25,9 @@ from catalog.domain.values import is_http_url
 from catalog.formats import citation, datacite_xml, dublin_core_xml, exports, item_metadata, jsonld, links
 from catalog.formats.exports import Export
 from catalog.formats.signposting import ABOUT_PAGE, HEADER_ITEMS, LINKSET_TYPE, TypedLink, link_header, linkset
+from catalog.pages.caching import stable
 from catalog.runtime import get_catalog
+from catalog.web import origin
 
 NOT_DESCRIBED_BY = frozenset({exports.CITATION_TEXT})
 
@@ -222,13 +224,11 @@ def finish_page(response: HttpResponse, request: HttpRequest, described: Describ
     patch_vary_headers(response, ["Accept"])
     signposts = described.signposts
     if signposts is not None:
-        base_url = f"{request.scheme}://{request.get_host()}"
+        base = origin.base_url(request)
         # Kept in the bounded page cache (a catalogue may have millions of record pages).
         header = memo_for(get_catalog()).page(
-            ("link-header", described.page_path, base_url),
-            lambda: link_header(
-                signposts(base_url, HEADER_ITEMS), base_url + described.page_path + "/linkset"
-            ).encode(),
+            ("link-header", described.page_path, base),
+            lambda: link_header(signposts(base, HEADER_ITEMS), base + described.page_path + "/linkset").encode(),
         )
         response["Link"] = header.decode()
     return response
@@ -245,14 +245,16 @@ def export_response(request: HttpRequest, described: Described, key: str) -> Htt
     response = HttpResponse(described.build(export, style), content_type=content_type)
     if export is not exports.CITATION_TEXT:
         response["Content-Disposition"] = exports.content_disposition(described.stem, export)
-    return response
+    return stable(request, get_catalog(), response)
 
 
 def linkset_response(request: HttpRequest, described: Described) -> HttpResponse:
-    base_url = f"{request.scheme}://{request.get_host()}"
+    base = origin.base_url(request)
     assert described.signposts is not None
-    document = linkset(base_url + described.page_path, described.signposts(base_url, None))
-    return HttpResponse(json.dumps(document, ensure_ascii=False), content_type=LINKSET_TYPE)
+    document = linkset(base + described.page_path, described.signposts(base, None))
+    return stable(
+        request, get_catalog(), HttpResponse(json.dumps(document, ensure_ascii=False), content_type=LINKSET_TYPE)
+    )
 
 
 # The whole catalogue ---------------------------------------------------------
@@ -282,8 +284,8 @@ def _catalogue_chunks(catalog: Catalog, base_url: str) -> list[bytes]:
 def catalogue_jsonld(request: HttpRequest) -> StreamingHttpResponse:
     """Every project, person and organization as one JSON-LD file, built once per data version and origin."""
     catalog = get_catalog()
-    base_url = f"{request.scheme}://{request.get_host()}"
-    chunks = memo_for(catalog).get(("catalogue-jsonld", base_url), lambda: _catalogue_chunks(catalog, base_url))
+    base = origin.base_url(request)
+    chunks = memo_for(catalog).get(("catalogue-jsonld", base), lambda: _catalogue_chunks(catalog, base))
 
     def stream() -> Iterator[bytes]:
         yield from chunks

@@ -43,7 +43,8 @@ from catalog.formats import citation, jsonld, links
 from catalog.pages import export_views, presenters
 from catalog.pages.export_views import Described
 from catalog.runtime import get_catalog
-from catalog.web.origin import base_url
+from catalog.web import wire
+from catalog.web.origin import base_url, origin_key
 
 HTML = "text/html; charset=utf-8"
 DEFAULT = ListingQuery()
@@ -124,29 +125,15 @@ def _values() -> Values:
     return Values(settings.SVC.show_placeholder_values)
 
 
-def _origin_key(meta: dict[str, Any]) -> tuple[Any, ...]:
-    """The request values the page's absolute URLs (canonical, JSON-LD) are built from.
-
-    Raw header values rather than ``request.get_host()``: CommonMiddleware has
-    already validated the host, and equal raw values give equal origins.
-    """
-    return (
-        meta.get("wsgi.url_scheme"),
-        meta.get("HTTP_HOST"),
-        meta.get("SERVER_NAME"),
-        meta.get("SERVER_PORT"),
-        meta.get("HTTP_X_FORWARDED_HOST"),
-        meta.get("HTTP_X_FORWARDED_PROTO"),
-    )
-
-
 def _cached_page(
     request: HttpRequest, memo: CatalogMemo, key: tuple[Hashable, ...], render: Callable[[], str]
 ) -> HttpResponse:
     # The configuration is part of the key: tests swap it (placeholders, analytics); production never does.
-    full_key = (*key, *_origin_key(request.META), memo.settings_key(settings.SVC))
+    full_key = (*key, *origin_key(request.META), memo.settings_key(settings.SVC))
     body = memo.page(full_key, lambda: render().encode())
-    return HttpResponse(body, content_type=HTML)
+    response = HttpResponse(body, content_type=HTML)
+    wire.mark_stable(response, wire.Stable(memo.catalog.data_version, full_key))
+    return response
 
 
 def _render(request: HttpRequest, template: str, context: dict[str, Any]) -> str:

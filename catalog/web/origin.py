@@ -7,7 +7,8 @@ canonical links, the JSON-LD ids and the sitemap all name one origin.
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 
 class _HostRequest(Protocol):
@@ -20,3 +21,19 @@ class _HostRequest(Protocol):
 def base_url(request: _HostRequest) -> str:
     """``scheme://host`` of the request, without a trailing slash."""
     return f"{request.scheme}://{request.get_host()}"
+
+
+def origin_key(meta: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The request values absolute URLs in a body (canonical links, JSON-LD, sitemap) are built from.
+
+    Raw header values rather than a validated host: the framework has already
+    validated it, and equal raw values give equal origins.
+    """
+    return (
+        meta.get("wsgi.url_scheme"),
+        meta.get("HTTP_HOST"),
+        meta.get("SERVER_NAME"),
+        meta.get("SERVER_PORT"),
+        meta.get("HTTP_X_FORWARDED_HOST"),
+        meta.get("HTTP_X_FORWARDED_PROTO"),
+    )

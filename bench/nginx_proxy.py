@@ -1,0 +1,93 @@
+"""Debian's nginx with deploy/nginx.conf in front of a local `svc serve`: unprivileged port, own temp dirs.
+
+Used by the end-to-end test (tests/test_nginx_cache.py) and the benchmark (bench/wire.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from bench.run import PROJECT_ROOT, free_port
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+DEPLOY_CONF = PROJECT_ROOT / "deploy" / "nginx.conf"
+
+
+def _replace_once(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1, f"deploy/nginx.conf changed: {old!r} is expected exactly once"
+    return text.replace(old, new)
+
+
+def local_conf(upstream_port: int, listen_port: int, cache_dir: Path, extra: str = "") -> str:
+    """deploy/nginx.conf with what only Docker has replaced (DNS, the replicas, port 80), plus ``extra`` directives."""
+    conf = DEPLOY_CONF.read_text()
+    conf = _replace_once(conf, "resolver 127.0.0.11 valid=10s ipv6=off;", "")
+    conf = _replace_once(conf, "server svc:8080 resolve;", f"server 127.0.0.1:{upstream_port};")
+    conf = _replace_once(conf, "/var/cache/nginx/svc", str(cache_dir))
+    conf = _replace_once(conf, "listen 80;", f"listen 127.0.0.1:{listen_port};")
+    body, closing = conf.rstrip().rsplit("}", 1)
+    assert not closing.strip(), "deploy/nginx.conf should end with its server block"
+    return f"{body}{extra}}}\n"
+
+
+class Nginx:
+    def __init__(self, root: Path, upstream_port: int, extra: str = "") -> None:
+        self.root = root
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        for name in ("cache", "client", "proxy", "fastcgi", "uwsgi", "scgi", "logs"):
+            (root / name).mkdir(parents=True, exist_ok=True)
+        (root / "svc.conf").write_text(local_conf(upstream_port, self.port, root / "cache", extra))
+        temp_paths = "\n".join(
+            f"    {kind}_temp_path {root / name};"
+            for kind, name in (
+                ("client_body", "client"),
+                ("proxy", "proxy"),
+                ("fastcgi", "fastcgi"),
+                ("uwsgi", "uwsgi"),
+                ("scgi", "scgi"),
+            )
+        )
+        # As root, nginx would hand its workers to "nobody", who cannot enter the test's directories.
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        (root / "nginx.conf").write_text(
+            f"{user}daemon off;\nworker_processes 1;\npid {root / 'nginx.pid'};\n"
+            f"error_log {root / 'logs' / 'error.log'} warn;\n"
+            "events { worker_connections 512; }\n"
+            f"http {{\n    access_log off;\n{temp_paths}\n    include {root / 'svc.conf'};\n}}\n"
+        )
+        self.process = subprocess.Popen(
+            [NGINX, "-p", str(root), "-c", str(root / "nginx.conf"), "-e", str(root / "logs" / "error.log")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._wait_listening()
+
+    def _wait_listening(self) -> None:
+        end = time.monotonic() + 15
+        while time.monotonic() < end:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"nginx exited: {self.process.stderr.read() if self.process.stderr else ''}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise TimeoutError("nginx did not listen")
+
+    def errors(self) -> str:
+        return (self.root / "logs" / "error.log").read_text()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
