@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response
+from django.utils.http import parse_http_date_safe
 
 from catalog.api.openapi import JSON, PROBLEM_JSON, openapi_bytes
 from catalog.api.payloads import (
@@ -32,6 +33,7 @@ from catalog.api.payloads import (
     records_page,
 )
 from catalog.runtime import get_catalog
+from catalog.web.conditional import set_last_modified
 
 ALLOWED_METHODS = ("GET", "HEAD")
 CACHE_CONTROL = "public, max-age=300"
@@ -74,7 +76,13 @@ def api_endpoint(view: View) -> View:
                 etag = f'"{get_catalog().data_version}-{_service_version()}"'
                 response["ETag"] = etag
                 response["Cache-Control"] = CACHE_CONTROL
-                response = get_conditional_response(request, etag=etag, response=response)
+                modified = response.get("Last-Modified")
+                response = get_conditional_response(
+                    request,
+                    etag=etag,
+                    last_modified=parse_http_date_safe(modified) if modified else None,
+                    response=response,
+                )
         response["Access-Control-Allow-Origin"] = "*"
         response["Access-Control-Expose-Headers"] = "ETag, Link"
         return response
@@ -90,7 +98,11 @@ def entity_list(kind: str) -> View:
     @api_endpoint
     def view(request: HttpRequest) -> HttpResponse:
         _no_parameters(request)
-        return json_bytes(payloads_for(get_catalog()).listing(kind))
+        catalog = get_catalog()
+        response = json_bytes(payloads_for(catalog).listing(kind))
+        if catalog.ledger:
+            set_last_modified(response, catalog.ledger.latest)
+        return response
 
     view.__name__ = f"list_{kind}"
     return view
@@ -111,7 +123,10 @@ def project_detail(request: HttpRequest, shortcode: str) -> HttpResponse:
     _no_parameters(request)
     catalog = get_catalog()
     project = find_project(catalog, shortcode)
-    return json_bytes(find_member(payloads_for(catalog), "projects", project.key))
+    response = json_bytes(find_member(payloads_for(catalog), "projects", project.key))
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.project_time(project.key))
+    return response
 
 
 @api_endpoint
@@ -126,6 +141,8 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
         return request.build_absolute_uri(f"{request.path}?{query}")
 
     response = json_bytes(records_page(table, page, page_url))
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.project_time(project.key))
     response["Link"] = link_header(page, page_url)
     return response
 
@@ -135,7 +152,11 @@ def project_record(request: HttpRequest, shortcode: str, record: str) -> HttpRes
     _no_parameters(request)
     catalog = get_catalog()
     project = find_project(catalog, shortcode)
-    return json_bytes(find_record(catalog.records_of(project), project, record))
+    response = json_bytes(find_record(catalog, project, record))
+    table = catalog.records_of(project)
+    if catalog.ledger and table is not None:
+        set_last_modified(response, catalog.ledger.record_time(project.key, table.index_of_suffix(record)))
+    return response
 
 
 @api_endpoint

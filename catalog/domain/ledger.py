@@ -24,6 +24,7 @@ import tempfile
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 
@@ -286,9 +287,39 @@ class LedgerView:
     def deleted_record(self, project_key: str, pid: str) -> Tombstone | None:
         return self._deleted.get((project_key, pid))
 
+    def deleted_record_by_suffix(self, project_key: str, suffix: str) -> Tombstone | None:
+        """A withdrawn record by the last segment of its pid, which names it in page URLs."""
+        return self._deleted.get((project_key, "/" + suffix))
+
     @cached_property
     def _deleted(self) -> dict[tuple[str, str | None], Tombstone]:
-        return {(t.project_key, t.key if t.kind == "R" else None): t for t in self.tombstones}
+        found: dict[tuple[str, str | None], Tombstone] = {}
+        for tombstone in self.tombstones:
+            if tombstone.kind == "P":
+                found[(tombstone.project_key, None)] = tombstone
+            else:
+                found[(tombstone.project_key, tombstone.key)] = tombstone
+                found.setdefault((tombstone.project_key, "/" + tombstone.key.rpartition("/")[2]), tombstone)
+        return found
+
+    # Last-Modified: the latest change of anything a page or document shows.
+
+    def project_time(self, key: str) -> int | None:
+        """A project and what its pages show: its own line, its records, and the people and groups it names."""
+        own = self.project_changed(key)
+        if own is None:
+            return None
+        stamps = self.record_changed.get(key)
+        return max(own, self._entities_latest, max(stamps) if stamps else own)
+
+    def record_time(self, project_key: str, index: int) -> int | None:
+        """A record and its project's line (its page names the project)."""
+        own, project = self.record_changed_at(project_key, index), self.project_changed(project_key)
+        return None if own is None or project is None else max(own, project)
+
+    @cached_property
+    def _entities_latest(self) -> int:
+        return max((times.changed for times in self.entities.values()), default=NO_DATESTAMP)
 
     def project_changed(self, key: str) -> int | None:
         times = self.projects.get(key)
@@ -300,13 +331,36 @@ class LedgerView:
             return None
         return stamps[index]
 
-    @property
+    @cached_property
     def latest(self) -> int | None:
-        """The latest time anything changed or went: the Last-Modified of listings."""
-        times = [t.changed for t in self.projects.values()]
+        """The latest time anything changed or went: the Last-Modified of listings and the sitemap."""
+        times = [t.changed for t in self.projects.values()] + [t.changed for t in self.entities.values()]
         times += [t.deleted for t in self.tombstones]
         times += [max(stamps) for stamps in self.record_changed.values() if len(stamps)]
         return max(times, default=None)
+
+
+def iso_time(stamp: int) -> str:
+    """``2026-11-24T09:40:00Z``: how a withdrawal time is written for people and in problem documents."""
+    return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def withdrawn_project(catalog: Catalog, shortcode: str) -> Tombstone | None:
+    """The tombstone of a project the catalogue no longer has, if its ledger has one."""
+    if catalog.ledger is None or catalog.get_project(shortcode) is not None:
+        return None
+    return catalog.ledger.deleted_project(shortcode.lower())
+
+
+def withdrawn_record(catalog: Catalog, shortcode: str, suffix: str) -> Tombstone | None:
+    """The tombstone of a record (named by its pid's last segment) no longer in the catalogue."""
+    if catalog.ledger is None:
+        return None
+    project = catalog.get_project(shortcode)
+    table = catalog.records_of(project) if project else None
+    if table is not None and table.index_of_suffix(suffix) is not None:
+        return None
+    return catalog.ledger.deleted_record_by_suffix(shortcode.lower(), suffix)
 
 
 def read_view(catalog: Catalog) -> LedgerView | None:

@@ -56,7 +56,9 @@ class Entry:
 def _entity_entries(catalog: Catalog) -> tuple[Entry, ...]:
     entries = [Entry("/projects"), Entry("/about")]
     for project in catalog.projects:
-        entries.append(Entry(project_path(project)))
+        # Projects carry no date of their own; the change ledger, when there is one, knows.
+        lastmod = catalog.ledger.project_time(project.key) if catalog.ledger else None
+        entries.append(Entry(project_path(project), lastmod))
         table = catalog.records_of(project)
         if table is not None and len(table):
             entries.append(Entry(f"{project_path(project)}/records"))
