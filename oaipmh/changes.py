@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from catalog.domain.ledger import Item, fingerprint
+from catalog.domain.ledger import Item, ProjectMeta, fingerprint
 from catalog.domain.model import Catalog, to_json_bytes
-from oaipmh.repository import ProjectMeta, Repository
+from oaipmh.repository import Repository
 
 # Entities that have pages but are not OAI items, keyed by their kind's name.
 OTHER_ENTITIES = ("clusters", "collections", "organizations", "persons")

@@ -24,10 +24,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import islice
-from typing import NamedTuple
 from urllib.parse import quote, unquote
 
-from catalog.domain.ledger import Tombstone, meta_field, read_meta_field
+from catalog.domain.ledger import ProjectMeta, Tombstone
 from catalog.domain.memo import memo_for
 from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable, is_placeholder
 from catalog.formats import item_metadata
@@ -113,36 +112,6 @@ class ProjectEntry:
     pid_prefix: str  # the pid prefix its records share, with the trailing "/"
     pid_related: item_metadata.Related | None  # a record's IsPartOf relation to the project
     fallback_year: str
-
-
-class ProjectMeta(NamedTuple):
-    """What a project's ledger line remembers for its tombstone (written by ``svc stamp``)."""
-
-    name: str
-    local_id: str
-    pid_prefix: str
-    project_specs: tuple[str, ...]
-    record_specs: tuple[str, ...]
-
-    def fields(self) -> tuple[str, ...]:
-        return (
-            meta_field(self.name),
-            meta_field(self.local_id),
-            meta_field(self.pid_prefix),
-            " ".join(self.project_specs),
-            " ".join(self.record_specs),
-        )
-
-    @classmethod
-    def parse(cls, fields: tuple[str, ...]) -> ProjectMeta:
-        name, local_id, pid_prefix, project_specs, record_specs = fields
-        return cls(
-            read_meta_field(name),
-            read_meta_field(local_id),
-            read_meta_field(pid_prefix),
-            tuple(project_specs.split()),
-            tuple(record_specs.split()),
-        )
 
 
 @dataclass(frozen=True, slots=True)

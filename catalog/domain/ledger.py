@@ -18,6 +18,7 @@ ledger always writes the same bytes.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import os
 import tempfile
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from catalog.domain.model import NO_DATESTAMP, Catalog
 
@@ -112,6 +114,41 @@ def meta_field(value: str) -> str:
 
 def read_meta_field(value: str) -> str:
     return json.loads(value) if value.startswith('"') else value
+
+
+class ProjectMeta(NamedTuple):
+    """What a project's ledger line remembers for its tombstone (written by ``svc stamp``).
+
+    Its name (for the 410 page and the feed), its OAI identifier (after
+    ``oai:<repository>:``), its records' shared pid prefix and the sets it and
+    its records are in, so that a deletion is listed where the item was.
+    """
+
+    name: str
+    local_id: str
+    pid_prefix: str
+    project_specs: tuple[str, ...]
+    record_specs: tuple[str, ...]
+
+    def fields(self) -> tuple[str, ...]:
+        return (
+            meta_field(self.name),
+            meta_field(self.local_id),
+            meta_field(self.pid_prefix),
+            " ".join(self.project_specs),
+            " ".join(self.record_specs),
+        )
+
+    @classmethod
+    def parse(cls, fields: tuple[str, ...]) -> ProjectMeta:
+        name, local_id, pid_prefix, project_specs, record_specs = fields
+        return cls(
+            read_meta_field(name),
+            read_meta_field(local_id),
+            read_meta_field(pid_prefix),
+            tuple(project_specs.split()),
+            tuple(record_specs.split()),
+        )
 
 
 def iter_entries(lines: Iterable[str]) -> Iterator[Entry]:
@@ -445,3 +482,67 @@ def read_view(catalog: Catalog) -> LedgerView | None:
         unmatched=tuple(unmatched[:5]),
         unmatched_count=count,
     )
+
+
+# --- the feed of changes ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One event of the feed: an item added, changed or withdrawn at ``time``."""
+
+    event: str  # "added", "changed" or "withdrawn"
+    time: int
+    shortcode: str
+    name: str
+    pid: str | None = None  # a record's pid; None for the project itself
+
+
+def _event(first_seen: int, changed: int) -> str:
+    return "added" if first_seen == changed else "changed"
+
+
+def project_changes(catalog: Catalog, limit: int) -> list[Change]:
+    """The latest ``limit`` project events, newest first (ties by shortcode)."""
+    view = catalog.ledger
+    if view is None:
+        return []
+    changes = [
+        Change(_event(times.first_seen, times.changed), times.changed, project.shortcode, project.name)
+        for project in catalog.projects
+        if (times := view.projects.get(project.key)) is not None
+    ]
+    changes += [
+        Change("withdrawn", t.deleted, t.key, ProjectMeta.parse(t.project_meta).name)
+        for t in view.tombstones
+        if t.kind == "P"
+    ]
+    return sorted(changes, key=lambda change: (-change.time, change.shortcode))[:limit]
+
+
+def record_changes(catalog: Catalog, shortcode: str, limit: int) -> list[Change]:
+    """The latest ``limit`` events of one project's records (withdrawals included), newest first."""
+    view = catalog.ledger
+    project = catalog.get_project(shortcode)
+    if view is None or project is None:
+        return []
+    changes: list[Change] = []
+    table, changed, first = (
+        catalog.records_of(project),
+        view.record_changed.get(project.key),
+        view.record_first_seen.get(project.key),
+    )
+    if table is not None and changed is not None and first is not None:
+        latest = heapq.nlargest(
+            limit, (i for i in range(len(table)) if changed[i] != NO_DATESTAMP), key=changed.__getitem__
+        )
+        changes += [
+            Change(_event(first[i], changed[i]), changed[i], project.shortcode, project.name, table.pids[i])
+            for i in latest
+        ]
+    changes += [
+        Change("withdrawn", t.deleted, project.shortcode, project.name, t.key)
+        for t in view.tombstones
+        if t.kind == "R" and t.project_key == project.key
+    ]
+    return sorted(changes, key=lambda change: (-change.time, change.pid or ""))[:limit]

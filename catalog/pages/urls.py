@@ -5,7 +5,7 @@ Page shapes are mirrored by :mod:`catalog.formats.links` (tested).
 
 from django.urls import path
 
-from catalog.pages import crawler_views, views
+from catalog.pages import crawler_views, feeds, views
 
 urlpatterns = [
     path("robots.txt", crawler_views.robots_txt, name="robots-txt"),
@@ -14,6 +14,10 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("projects", views.projects, name="projects"),
     path("projects/<str:shortcode>", views.project, name="project"),
+    path("feeds/changes.atom", feeds.CatalogChanges(), name="changes-feed"),
+    path(
+        "projects/<str:shortcode>/changes.atom", views.answers_gone(feeds.ProjectRecordChanges()), name="project-feed"
+    ),
     path("projects/<str:shortcode>/records", views.project_records, name="project-records"),
     path("projects/<str:shortcode>/records/<str:record_suffix>", views.record, name="record"),
     path("projects/<str:shortcode>/citation.bib", views.project_citation, {"extension": "bib"}, name="citation-bib"),

@@ -7,7 +7,9 @@ settings, so its rendered bytes are kept per catalogue (see
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -17,6 +19,7 @@ from django.template.loader import get_template, render_to_string
 from django.urls import get_resolver
 from django.views.decorators.http import require_safe
 
+from catalog.domain.ledger import ProjectMeta, Tombstone, iso_time, withdrawn_project, withdrawn_record
 from catalog.domain.memo import CatalogMemo, memo_for
 from catalog.domain.model import Catalog, Project, RecordTable
 from catalog.domain.search import (
@@ -34,6 +37,7 @@ from catalog.domain.values import Values
 from catalog.formats import citation, jsonld, links
 from catalog.pages import presenters
 from catalog.runtime import get_catalog
+from catalog.web.conditional import set_last_modified
 
 HTML = "text/html; charset=utf-8"
 DEFAULT = ListingQuery()
@@ -78,9 +82,41 @@ def warm_up() -> None:
 # Lookups --------------------------------------------------------------------
 
 
+class Withdrawn(Exception):
+    """The item was published once and has been withdrawn (the change ledger has its tombstone): 410."""
+
+    def __init__(self, what: str, tombstone: Tombstone) -> None:
+        super().__init__(what)
+        self.what = what
+        self.tombstone = tombstone
+
+
+def answers_gone(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Turn :class:`Withdrawn` into the short 410 page that says when, and links to the catalogue."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except Withdrawn as gone:
+            stamp = gone.tombstone.deleted
+            context = {
+                "what": gone.what,
+                "withdrawn": iso_time(stamp),
+                "withdrawn_text": datetime.fromtimestamp(stamp, UTC).strftime("%d %B %Y, %H:%M UTC"),
+            }
+            return HttpResponse(render_to_string("410.html", context, request), content_type=HTML, status=410)
+
+    return wrapper
+
+
 def get_project_or_404(catalog: Catalog, shortcode: str) -> Project:
     project = catalog.get_project(shortcode)
     if project is None:
+        tombstone = withdrawn_project(catalog, shortcode)
+        if tombstone is not None:
+            name = ProjectMeta.parse(tombstone.project_meta).name
+            raise Withdrawn(f"The project {name or tombstone.key} ({tombstone.key})", tombstone)
         raise Http404(f"No project with the shortcode {shortcode!r}.")
     return project
 
@@ -96,6 +132,9 @@ def get_record_or_404(catalog: Catalog, project: Project, suffix: str) -> tuple[
     table = catalog.records_of(project)
     index = table.index_of_suffix(suffix) if table is not None else None
     if table is None or index is None:
+        tombstone = withdrawn_record(catalog, project.shortcode, suffix)
+        if tombstone is not None:
+            raise Withdrawn(f"The record {suffix} of the project {project.shortcode}", tombstone)
         raise Http404(f"No record {suffix!r} in the project {project.shortcode}.")
     return table, index
 
@@ -134,6 +173,13 @@ def _cached_page(
     full_key = (*key, *_origin_key(request.META), memo.settings_key(settings.SVC))
     body = memo.page(full_key, lambda: render().encode())
     return HttpResponse(body, content_type=HTML)
+
+
+def _changed_with_catalog(response: HttpResponse, catalog: Catalog) -> HttpResponse:
+    """Last-Modified of a page that shows many items: the latest change in the ledger."""
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.latest)
+    return response
 
 
 def _render(request: HttpRequest, template: str, context: dict[str, Any]) -> str:
@@ -211,10 +257,11 @@ def projects(request: HttpRequest) -> HttpResponse:
             },
         )
 
-    return _cached_page(request, memo, ("projects", query), render)
+    return _changed_with_catalog(_cached_page(request, memo, ("projects", query), render), catalog)
 
 
 @require_safe
+@answers_gone
 def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = get_catalog()
     memo = memo_for(catalog)
@@ -232,10 +279,14 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
         document = jsonld.project_dataset(catalog, project_, _base_url(request))
         return _render(request, "project.html", {"page": page, "active_tab": tab, "jsonld": jsonld.to_script(document)})
 
-    return _cached_page(request, memo, ("project", project_.key, tab), render)
+    response = _cached_page(request, memo, ("project", project_.key, tab), render)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.project_time(project_.key))
+    return response
 
 
 @require_safe
+@answers_gone
 def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = get_catalog()
     memo = memo_for(catalog)
@@ -276,10 +327,14 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
             },
         )
 
-    return _cached_page(request, memo, ("records", project_.key, page_number), render)
+    response = _cached_page(request, memo, ("records", project_.key, page_number), render)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.project_time(project_.key))
+    return response
 
 
 @require_safe
+@answers_gone
 def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
     catalog = get_catalog()
     memo = memo_for(catalog)
@@ -291,10 +346,14 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
         document = jsonld.record_work(project_, table, index, _base_url(request))
         return _render(request, "record.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
-    return _cached_page(request, memo, ("record", project_.key, index), render)
+    response = _cached_page(request, memo, ("record", project_.key, index), render)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.record_time(project_.key, index))
+    return response
 
 
 @require_safe
+@answers_gone
 def project_citation(request: HttpRequest, shortcode: str, extension: str) -> HttpResponse:
     catalog = get_catalog()
     project_ = get_project_or_404(catalog, shortcode)
@@ -314,7 +373,7 @@ def person(request: HttpRequest, person_id: str) -> HttpResponse:
         document = jsonld.person(catalog, person_, _base_url(request))
         return _render(request, "person.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
-    return _cached_page(request, memo_for(catalog), ("person", person_.id), render)
+    return _changed_with_catalog(_cached_page(request, memo_for(catalog), ("person", person_.id), render), catalog)
 
 
 @require_safe
@@ -327,7 +386,9 @@ def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
         document = jsonld.organization(catalog, organization_, _base_url(request))
         return _render(request, "organization.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
-    return _cached_page(request, memo_for(catalog), ("organization", organization_.id), render)
+    return _changed_with_catalog(
+        _cached_page(request, memo_for(catalog), ("organization", organization_.id), render), catalog
+    )
 
 
 @require_safe
@@ -341,7 +402,7 @@ def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
         document = jsonld.group(cluster_, members, page.meta.path, _base_url(request))
         return _render(request, "group.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
-    return _cached_page(request, memo_for(catalog), ("cluster", cluster_.id), render)
+    return _changed_with_catalog(_cached_page(request, memo_for(catalog), ("cluster", cluster_.id), render), catalog)
 
 
 @require_safe
@@ -355,7 +416,9 @@ def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
         document = jsonld.group(collection_, members, page.meta.path, _base_url(request))
         return _render(request, "group.html", {"page": page, "jsonld": jsonld.to_script(document)})
 
-    return _cached_page(request, memo_for(catalog), ("collection", collection_.id), render)
+    return _changed_with_catalog(
+        _cached_page(request, memo_for(catalog), ("collection", collection_.id), render), catalog
+    )
 
 
 @require_safe
