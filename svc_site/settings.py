@@ -39,6 +39,8 @@ MIDDLEWARE = [
     "svc_site.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # 304 for If-Modified-Since against the Last-Modified the views set from the change ledger.
+    "django.middleware.http.ConditionalGetMiddleware",
 ]
 
 ROOT_URLCONF = "svc_site.urls"

@@ -7,6 +7,7 @@ from django.views.decorators.http import require_safe
 
 from catalog.formats import sitemap
 from catalog.runtime import get_catalog
+from catalog.web.conditional import set_last_modified
 
 XML = "application/xml"
 
@@ -24,12 +25,20 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
-    return HttpResponse(sitemap.sitemap_xml(get_catalog(), _base_url(request)), content_type=XML)
+    catalog = get_catalog()
+    response = HttpResponse(sitemap.sitemap_xml(catalog, _base_url(request)), content_type=XML)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.latest)
+    return response
 
 
 @require_safe
 def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
-    body = sitemap.sitemap_page_xml(get_catalog(), _base_url(request), number)
+    catalog = get_catalog()
+    body = sitemap.sitemap_page_xml(catalog, _base_url(request), number)
     if body is None:
         raise Http404(f"no sitemap page {number}")
-    return HttpResponse(body, content_type=XML)
+    response = HttpResponse(body, content_type=XML)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.latest)
+    return response
