@@ -279,7 +279,7 @@ def test_a_dry_run_reports_and_writes_nothing(stamped: Stamped, tmp_path: Path) 
     data_dir = tmp_path / "data"
     shutil.copytree(stamped.data_dir, data_dir)
     before = (data_dir / LEDGER_PATH).read_bytes()
-    (next((data_dir / "projects").glob("08A3_*.json"))).unlink()
+    (next((data_dir / "projects").glob("0B30_*.json"))).unlink()
     result = run_svc("stamp", "--dry-run", str(data_dir))
     assert result.returncode == 0
     assert "added 0, changed 0, deleted 1, unchanged" in result.stdout and "dry run" in result.stdout
