@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.middleware.http import ConditionalGetMiddleware
 
 from catalog import runtime
 from catalog.web.client import request_client
@@ -77,3 +78,16 @@ class DataVersionMiddleware:
         if catalog is not None:
             response.headers.setdefault(DATA_VERSION_HEADER, catalog.data_version)
         return response
+
+
+class LastModifiedMiddleware(ConditionalGetMiddleware):
+    """Django's conditional GET, for the responses whose view set Last-Modified (from the change ledger).
+
+    Only those: other answers (errors above all) must not gain a validator.
+    Interim until the project-wide conditional-request middleware lands.
+    """
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        if not response.has_header("Last-Modified"):
+            return response
+        return super().process_response(request, response)

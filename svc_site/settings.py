@@ -39,8 +39,9 @@ MIDDLEWARE = [
     "svc_site.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.common.CommonMiddleware",
-    # 304 for If-Modified-Since against the Last-Modified the views set from the change ledger.
-    "django.middleware.http.ConditionalGetMiddleware",
+    # 304 for If-Modified-Since against the Last-Modified the views set from the change ledger
+    # (django.middleware.http.ConditionalGetMiddleware, limited to those responses).
+    "svc_site.middleware.LastModifiedMiddleware",
 ]
 
 ROOT_URLCONF = "svc_site.urls"

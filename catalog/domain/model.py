@@ -14,10 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from catalog.domain.ledger import LedgerView
+from typing import Any
 
 PLACEHOLDERS = frozenset({"MISSING", "CALCULATED"})
 PREFERRED_LANGUAGES = ("en", "de", "fr", "it", "rm")
@@ -412,8 +409,9 @@ class Catalog:
     clusters_by_project: Mapping[str, tuple[Cluster, ...]]
     collections_by_project: Mapping[str, tuple[Collection, ...]]
     parent_collections: Mapping[str, tuple[Collection, ...]]
-    # The change ledger beside the data (catalog.domain.ledger), if the publishing pipeline keeps one.
-    ledger: LedgerView | None = None
+    # The change ledger beside the data, if the publishing pipeline keeps one: a
+    # catalog.domain.ledger.LedgerView (typed Any: that module builds on this one).
+    ledger: Any = None
 
     def get_project(self, shortcode: str) -> Project | None:
         return self.project_by_key.get(shortcode.lower())
