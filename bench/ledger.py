@@ -41,8 +41,11 @@ print(current_rss_kib())
 """
 
 
-def timed_run(command: list[str]) -> tuple[float, float, str]:
-    """Wall seconds and peak RSS (MiB) of a child process, and its output's last line."""
+def timed_run(command: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds and peak RSS (MiB) of a child process, and its output's last line.
+
+    CPU time is reported too: on a shared machine the wall time says more about the neighbours.
+    """
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(process.pid, 0)
@@ -50,7 +53,8 @@ def timed_run(command: list[str]) -> tuple[float, float, str]:
     output = process.stdout.read() if process.stdout else ""
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(command)} failed: {process.stderr.read() if process.stderr else ''}")
-    return elapsed, usage.ru_maxrss / 1024, output.strip().splitlines()[-1]
+    cpu = usage.ru_utime + usage.ru_stime
+    return elapsed, cpu, usage.ru_maxrss / 1024, output.strip().splitlines()[-1]
 
 
 def json_size(ledger: Path) -> int:
@@ -91,8 +95,9 @@ def main() -> None:
     ledger = args.data_dir / ".svc" / "ledger.tsv"
     ledger.unlink(missing_ok=True)
     for label in ("first stamp (all added)", "second stamp (unchanged)"):
-        seconds, peak, summary = timed_run([SVC, "stamp", str(args.data_dir)])
-        print(f"svc stamp, {label}: {seconds:.1f} s, peak RSS {peak:.0f} MiB ({summary})")
+        seconds, cpu, peak, summary = timed_run([SVC, "stamp", str(args.data_dir)])
+        print(f"svc stamp, {label}: {seconds:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MiB ({summary})")
+    print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     tsv = ledger.stat().st_size
     as_json = json_size(ledger)
     print(f"ledger: {tsv / 2**20:.1f} MiB as TSV, {as_json / 2**20:.1f} MiB as JSON ({as_json / tsv:.2f} times)")

@@ -8,30 +8,30 @@ belong to (so a deletion is listed in every set the item was in).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from catalog.domain.ledger import Item, ProjectMeta, fingerprint
-from catalog.domain.model import Catalog, to_json_bytes
-from oaipmh.repository import Repository
+from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
+from oaipmh.repository import project_local_ids, shared_pid_prefix
+from oaipmh.sets import build_sets
 
 # Entities that have pages but are not OAI items, keyed by their kind's name.
 OTHER_ENTITIES = ("clusters", "collections", "organizations", "persons")
 
 
-def ledger_items(catalog: Catalog) -> Iterator[Item]:
-    """Every project (then its records, by pid) and every other entity, in ledger order."""
-    repository = Repository(catalog, "stamp")
-    for index, entry in enumerate(repository.entries):
-        project = entry.project
-        meta = ProjectMeta(
-            project.name,
-            entry.local_id,
-            entry.pid_prefix,
-            repository.sets.project_specs[index],
-            repository.sets.record_specs[index],
-        )
+def ledger_items(catalog: Catalog, tables: Iterable[tuple[Project, RecordTable | None]]) -> Iterator[Item]:
+    """Every project (then its records, by pid) and every other entity, in ledger order.
+
+    ``tables`` gives each project of the catalogue, in order, with its records
+    (:func:`catalog.domain.loader.iter_record_tables` reads them one project at a time).
+    """
+    sets = build_sets(catalog)
+    local_ids = project_local_ids(catalog.projects)
+    for index, (project, table) in enumerate(tables):
+        assert project is catalog.projects[index]
+        specs = (sets.project_specs[index], sets.record_specs[index])
+        meta = ProjectMeta(project.name, local_ids[index], shared_pid_prefix(table), *specs)
         yield Item("P", project.key, project.shortcode, fingerprint(to_json_bytes(project.raw)), meta.fields())
-        table = repository.tables[index]
         for row in range(len(table) if table else 0):
             assert table is not None
             yield Item("R", project.key, table.pids[row], fingerprint(table.document(row)))

@@ -72,7 +72,7 @@ def project_local_ids(projects: Sequence[Project]) -> list[str]:
     return local_ids
 
 
-def _shared_pid_prefix(table: RecordTable | None) -> str:
+def shared_pid_prefix(table: RecordTable | None) -> str:
     """The pid prefix (up to the last "/") of a project's records, taken from a few samples.
 
     Records of one project share it (``…/ark:/72163/1/<shortcode>/``); a stray
@@ -204,7 +204,7 @@ class Repository:
             ),
             record_header_open=f"<header><identifier>{esc(identifier)}/",
             record_header_close=f"{_set_specs(self.sets.record_specs[index])}</header>",
-            pid_prefix=_shared_pid_prefix(table),
+            pid_prefix=shared_pid_prefix(table),
             pid_related=item_metadata.pid_related(project.pid, "IsPartOf"),
             fallback_year=datestamp[:4],
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandParser
 
 from catalog.domain import ledger
-from catalog.domain.loader import DataDirError, load_catalog
+from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog
 from oaipmh.changes import ledger_items
 
 
@@ -30,15 +30,19 @@ class Command(BaseCommand):
 
     def handle(self, *args, data_dir: Path, dry_run: bool, **options) -> None:
         try:
-            catalog = load_catalog(data_dir)
+            # Records are read one project at a time while stamping: a million never sit in memory at once.
+            catalog = load_catalog(data_dir, with_records=False)
         except DataDirError as error:
             self._refuse(str(error))
         # A file that does not load would look like a mass withdrawal: refuse rather than tombstone it.
         if catalog.problems:
             reasons = "; ".join(f"{problem.path}: {problem.reason}" for problem in catalog.problems[:5])
             self._refuse(f"{len(catalog.problems)} problem(s) loading {data_dir}: {reasons}")
+        items = ledger_items(catalog, iter_record_tables(data_dir, catalog.projects))
         try:
-            summary = ledger.stamp(data_dir, ledger_items(catalog), int(time.time()), dry_run=dry_run)
+            summary = ledger.stamp(data_dir, items, int(time.time()), dry_run=dry_run)
+        except DataDirError as error:
+            self._refuse(str(error))
         except (ledger.LedgerError, OSError, UnicodeDecodeError) as error:
             self._refuse(f"{ledger.ledger_path(data_dir)}: {error}")
         prefix = "dry run: " if dry_run else ""
