@@ -315,7 +315,9 @@ class Repository:
         found: list[Position] = []
         first_project, first_record = start
         if first_project >= len(self.entries):
-            deletions = self._deletions_in(set_spec, dates, first_project - len(self.entries))
+            # (deletion, -1) is the deletion itself; (deletion, 0) is "after it", where a page ending on it resumes.
+            start_at = first_project - len(self.entries) + (1 if first_record >= 0 else 0)
+            deletions = self._deletions_in(set_spec, dates, start_at)
             return [(len(self.entries) + index, -1) for index in islice(deletions, limit)]
         indexes = selection.indexes
         low = dates.low if dates.low is not None else NO_DATESTAMP + 1

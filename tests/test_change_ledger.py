@@ -26,7 +26,7 @@ from sickle import Sickle
 from catalog.domain.ledger import LEDGER_PATH, iter_entries
 from catalog.domain.loader import load_catalog
 from catalog.runtime import with_ledger
-from oaipmh.datestamps import format_datestamp
+from oaipmh.datestamps import DateRange, format_datestamp
 from oaipmh.repository import Repository
 from tests.conftest import SAMPLE_DIR, Server, run_svc, start_server, stop_server
 from tests.oai_support import HIGH_LIMITS_ENV, NS, OAI_PATH, parse_valid
@@ -298,3 +298,19 @@ def test_data_that_does_not_load_exits_2_and_leaves_the_ledger_alone(stamped: St
 
     missing = run_svc("stamp", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_pages_of_one_item_resume_across_the_deletions(stamped: Stamped) -> None:
+    """Paging item by item (as resumption tokens do) lists what one page lists, deletions included."""
+    catalog = with_ledger(load_catalog(stamped.data_dir))
+    repository = Repository(catalog, "example.org")
+    for set_spec in (None, "entityType:ResearchProject", f"project:{RECORDS_OF}"):
+        oai_set = repository.find_set(set_spec) if set_spec else None
+        selection, dates = repository.selection(oai_set), DateRange()
+        everything = repository.scan(selection, dates, (0, -1), 10**6, set_spec)
+        paged, position = [], (0, -1)
+        while page := repository.scan(selection, dates, position, 1, set_spec):
+            paged += page
+            position = (page[-1][0], page[-1][1] + 1)
+        assert paged == everything and len(everything) == repository.count(oai_set, dates)
+        assert sum(1 for item in everything if repository.deletion(item)) == (1 if set_spec else 2)
