@@ -104,7 +104,7 @@ def main() -> None:
     without, with_it = serve_rss(args.data_dir, False), serve_rss(args.data_dir, True)
     print(
         f"serving memory (catalogue + OAI view): {without:.0f} MiB without the ledger, {with_it:.0f} MiB with it"
-        f" (+{(with_it - without) / without:.1%})"
+        f" ({(with_it - without) / without:+.1%})"
     )
 
 
