@@ -8,6 +8,7 @@ broken data set never replaces a good one.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
+from catalog.domain import ledger
 from catalog.domain.loader import load_catalog
 from catalog.domain.model import Catalog
 
@@ -72,12 +74,35 @@ def load() -> Catalog:
     """Read the configured data directory (raises ``DataDirError`` if it is unusable), traced."""
     data_dir = settings.SVC.data_dir
     with span("catalog.load", **{"svc.data_dir": str(data_dir)}) as load_span:
-        catalog = load_catalog(data_dir)
+        catalog = with_ledger(load_catalog(data_dir))
         load_span.set_attribute("svc.data_version", catalog.data_version)
         load_span.set_attribute("svc.catalog.problems", len(catalog.problems))
         for kind, count in catalog.counts().items():
             load_span.set_attribute(f"svc.catalog.{kind}", count)
     return catalog
+
+
+def with_ledger(catalog: Catalog) -> Catalog:
+    """The catalogue with its change ledger, if the data directory has one (docs/change-ledger.md).
+
+    A ledger that cannot be read is ignored and one that does not match the
+    data is used where it matches; either is said once, as a warning, and
+    the items concerned keep the datestamp rule of data without a ledger.
+    """
+    try:
+        view = ledger.read_view(catalog)
+    except (ledger.LedgerError, OSError, UnicodeDecodeError) as error:
+        logger.warning("change ledger of %s ignored: %s", catalog.data_dir, error)
+        return catalog
+    if view is None:
+        return catalog
+    if view.unmatched_count:
+        logger.warning(
+            "change ledger does not match the data: %d item(s) have no entry (%s); run `svc stamp`",
+            view.unmatched_count,
+            ", ".join(view.unmatched),
+        )
+    return dataclasses.replace(catalog, ledger=view)
 
 
 def reload() -> bool:

@@ -213,7 +213,7 @@ def identify(request: Request) -> str:
         "<protocolVersion>2.0</protocolVersion>"
         f"<adminEmail>{esc(config.admin_email)}</adminEmail>"
         f"<earliestDatestamp>{format_datestamp(repository.earliest_stamp)}</earliestDatestamp>"
-        "<deletedRecord>no</deletedRecord>"
+        f"<deletedRecord>{'persistent' if repository.ledger else 'no'}</deletedRecord>"
         f"<granularity>{GRANULARITY}</granularity>"
         # The content-coding svc_site.wire serves on request (it also serves br to clients asking for it).
         "<compression>gzip</compression>"
@@ -322,7 +322,7 @@ def _list(request: Request, render: Callable[[Repository, tuple[int, int], Metad
     state, metadata_format = _list_state(request)
     selection = repository.selection(repository.find_set(state.set_spec))
     dates = DateRange(state.low, state.high)
-    items = repository.scan(selection, dates, (state.project, state.record), request.config.page_size)
+    items = repository.scan(selection, dates, (state.project, state.record), request.config.page_size, state.set_spec)
     if not items:
         raise ProtocolError(OaiError("badResumptionToken", "the resumptionToken points past the end of the list"))
     delivered = state.cursor + len(items)

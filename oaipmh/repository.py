@@ -15,15 +15,18 @@ are cached.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from array import array
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import islice
 from urllib.parse import quote, unquote
 
+from catalog.domain.ledger import ProjectMeta, Tombstone
 from catalog.domain.memo import memo_for
 from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable, is_placeholder
 from catalog.formats import item_metadata
@@ -69,7 +72,7 @@ def project_local_ids(projects: Sequence[Project]) -> list[str]:
     return local_ids
 
 
-def _shared_pid_prefix(table: RecordTable | None) -> str:
+def shared_pid_prefix(table: RecordTable | None) -> str:
     """The pid prefix (up to the last "/") of a project's records, taken from a few samples.
 
     Records of one project share it (``…/ark:/72163/1/<shortcode>/``); a stray
@@ -81,6 +84,13 @@ def _shared_pid_prefix(table: RecordTable | None) -> str:
         return "/"
     samples = [table.pids[index].rpartition("/")[0] + "/" for index in (len(table) // 2, 0, len(table) - 1)]
     return Counter(samples).most_common(1)[0][0]
+
+
+def record_suffix_of(pid_prefix: str, pid: str) -> str:
+    """A record's part of its identifier: its pid after its project's shared prefix."""
+    if pid.startswith(pid_prefix) and len(pid) > len(pid_prefix):
+        return to_uri(pid[len(pid_prefix) :])
+    return FULL_PID_MARK + quote(pid, safe="")
 
 
 def _set_specs(specs: Sequence[str]) -> str:
@@ -104,6 +114,22 @@ class ProjectEntry:
     fallback_year: str
 
 
+@dataclass(frozen=True, slots=True)
+class Deletion:
+    """A withdrawn item, listed with ``status="deleted"`` in the sets it belonged to."""
+
+    identifier: str
+    stamp: int
+    specs: tuple[str, ...]
+
+    @property
+    def header(self) -> str:
+        return (
+            f'<header status="deleted"><identifier>{esc(self.identifier)}</identifier>'
+            f"<datestamp>{format_datestamp(self.stamp)}</datestamp>{_set_specs(self.specs)}</header>"
+        )
+
+
 class Repository:
     """Built lazily once per catalogue (and repository identifier); read-only afterwards."""
 
@@ -115,6 +141,11 @@ class Repository:
         self.identifier_prefix = f"oai:{repository_identifier}:"
         self.sets: SetIndex = build_sets(catalog)
         self.tables: tuple[RecordTable | None, ...] = tuple(catalog.records_of(p) for p in catalog.projects)
+        self.ledger = catalog.ledger
+        # Each table's datestamps, or with a ledger the later of its own and the ledger's change time.
+        self.record_stamps: tuple[array | None, ...] = tuple(
+            self._record_stamps(project, table) for project, table in zip(catalog.projects, self.tables, strict=True)
+        )
         local_ids = project_local_ids(catalog.projects)
         self.entries = tuple(
             self._entry(index, project, local_id)
@@ -122,13 +153,44 @@ class Repository:
         )
         self.project_stamps = array("q", (entry.stamp for entry in self.entries))
         self.project_by_local_id = {local_id: index for index, local_id in enumerate(local_ids)}
+        self.deletions = tuple(self._deletion(tombstone) for tombstone in self.ledger.tombstones) if self.ledger else ()
+        self.deletion_by_identifier = {d.identifier: i for i, d in enumerate(self.deletions)}
+        if self.ledger:
+            # The ledger is part of what a token depends on: fold it into the version tokens are bound to.
+            self.data_version = hashlib.blake2b(
+                f"{catalog.data_version}/{self.ledger.digest}".encode(), digest_size=12
+            ).hexdigest()
         self._counts: dict[tuple[str, int | None, int | None], int] = {}
         self._project_metadata: dict[tuple[str, int], str] = {}
         self._lock = threading.Lock()
 
+    def _record_stamps(self, project: Project, table: RecordTable | None) -> array | None:
+        if table is None or self.ledger is None:
+            return table.datestamps if table else None
+        changed = self.ledger.record_changed.get(project.key)
+        if changed is None:
+            return table.datestamps
+        return array("q", map(max, table.datestamps, changed))
+
+    def _project_stamp(self, project: Project) -> int:
+        """The ledger's change time; without one, the project's own date (SPEC §5.3)."""
+        if self.ledger is not None:
+            changed = self.ledger.project_changed(project.key)
+            if changed is not None:
+                return changed
+        return project.datestamp if project.datestamp is not None else FALLBACK_DATESTAMP
+
+    def _deletion(self, tombstone: Tombstone) -> Deletion:
+        meta = ProjectMeta.parse(tombstone.project_meta)
+        identifier = self.identifier_prefix + meta.local_id
+        if tombstone.kind == "P":
+            return Deletion(identifier, tombstone.deleted, meta.project_specs)
+        suffix = record_suffix_of(meta.pid_prefix, tombstone.key)
+        return Deletion(f"{identifier}/{suffix}", tombstone.deleted, meta.record_specs)
+
     def _entry(self, index: int, project: Project, local_id: str) -> ProjectEntry:
         identifier = self.identifier_prefix + local_id
-        stamp = project.datestamp if project.datestamp is not None else FALLBACK_DATESTAMP
+        stamp = self._project_stamp(project)
         datestamp = format_datestamp(stamp)
         table = self.tables[index]
         return ProjectEntry(
@@ -143,7 +205,7 @@ class Repository:
             ),
             record_header_open=f"<header><identifier>{esc(identifier)}/",
             record_header_close=f"{_set_specs(self.sets.record_specs[index])}</header>",
-            pid_prefix=_shared_pid_prefix(table),
+            pid_prefix=shared_pid_prefix(table),
             context=item_metadata.project_context(self.catalog, project, self.site_url, datestamp[:4]),
             fallback_year=datestamp[:4],
         )
@@ -151,10 +213,7 @@ class Repository:
     # --- identifiers ----------------------------------------------------------------
 
     def record_suffix(self, entry: ProjectEntry, pid: str) -> str:
-        """The record's part of its identifier: its pid after the project's shared prefix."""
-        if pid.startswith(entry.pid_prefix) and len(pid) > len(entry.pid_prefix):
-            return to_uri(pid[len(entry.pid_prefix) :])
-        return FULL_PID_MARK + quote(pid, safe="")
+        return record_suffix_of(entry.pid_prefix, pid)
 
     def resolve(self, identifier: str) -> Position | None:
         """The item an identifier names, by dictionary and binary search; None if unknown."""
@@ -171,7 +230,8 @@ class Repository:
                 record = self._find_record(project, local[slash + 1 :])
                 if record is not None:
                     return (project, record)
-        return None
+        deletion = self.deletion_by_identifier.get(identifier)
+        return None if deletion is None else (len(self.entries) + deletion, -1)
 
     def _find_record(self, project: int, suffix: str) -> int | None:
         table = self.tables[project]
@@ -195,12 +255,12 @@ class Repository:
     @cached_property
     def earliest_stamp(self) -> int:
         """The smallest datestamp of any item (a record without a date has its project's)."""
-        stamps = list(self.project_stamps)
-        for table in self.tables:
-            if table:
-                smallest = min(table.datestamps)
+        stamps = list(self.project_stamps) + [deletion.stamp for deletion in self.deletions]
+        for table_stamps in self.record_stamps:
+            if table_stamps:
+                smallest = min(table_stamps)
                 if smallest == NO_DATESTAMP:
-                    smallest = min((s for s in table.datestamps if s != NO_DATESTAMP), default=None)
+                    smallest = min((s for s in table_stamps if s != NO_DATESTAMP), default=None)
                 if smallest is not None:
                     stamps.append(smallest)
         return min(stamps, default=FALLBACK_DATESTAMP)
@@ -229,19 +289,37 @@ class Repository:
             project_in_range = dates.contains(self.project_stamps[project])
             if selection.projects and project_in_range:
                 total += 1
-            table = self.tables[project]
-            if selection.records and table:
-                total += len(table) if dates.unbounded else _count_in_range(table, dates, project_in_range)
+            stamps = self.record_stamps[project]
+            if selection.records and stamps:
+                total += len(stamps) if dates.unbounded else _count_in_range(stamps, dates, project_in_range)
+        total += sum(1 for _ in self._deletions_in(oai_set.spec if oai_set else None, dates, 0))
         with self._lock:
             if len(self._counts) >= _MAX_CACHED_COUNTS:
                 self._counts.clear()
             self._counts[key] = total
         return total
 
-    def scan(self, selection: Selection, dates: DateRange, start: Position, limit: int) -> list[Position]:
-        """Up to ``limit`` items of the selection from ``start`` on (inclusive), in order."""
+    def _deletions_in(self, set_spec: str | None, dates: DateRange, start: int) -> Iterator[int]:
+        """Indexes (from ``start`` on) of the deletions in a set (None: all) and date range."""
+        for index in range(start, len(self.deletions)):
+            deletion = self.deletions[index]
+            if (set_spec is None or set_spec in deletion.specs) and dates.contains(deletion.stamp):
+                yield index
+
+    def scan(
+        self, selection: Selection, dates: DateRange, start: Position, limit: int, set_spec: str | None = None
+    ) -> list[Position]:
+        """Up to ``limit`` items of the selection from ``start`` on (inclusive), in order.
+
+        The deletions (of the set ``set_spec``; None for all) follow the live items.
+        """
         found: list[Position] = []
         first_project, first_record = start
+        if first_project >= len(self.entries):
+            # (deletion, -1) is the deletion itself; (deletion, 0) is "after it", where a page ending on it resumes.
+            start_at = first_project - len(self.entries) + (1 if first_record >= 0 else 0)
+            deletions = self._deletions_in(set_spec, dates, start_at)
+            return [(len(self.entries) + index, -1) for index in islice(deletions, limit)]
         indexes = selection.indexes
         low = dates.low if dates.low is not None else NO_DATESTAMP + 1
         high = dates.high if dates.high is not None else -NO_DATESTAMP
@@ -256,15 +334,14 @@ class Repository:
                     if len(found) == limit:
                         return found
                 record = 0
-            table = self.tables[project]
-            if not selection.records or not table or record >= len(table):
+            stamps = self.record_stamps[project]
+            if not selection.records or not stamps or record >= len(stamps):
                 continue
             if dates.unbounded:
-                stop = min(len(table), record + limit - len(found))
+                stop = min(len(stamps), record + limit - len(found))
                 found.extend((project, index) for index in range(record, stop))
             else:
-                stamps = table.datestamps
-                for index in range(record, len(table)):
+                for index in range(record, len(stamps)):
                     stamp = stamps[index]
                     if (low <= stamp <= high) if stamp != NO_DATESTAMP else project_in_range:
                         found.append((project, index))
@@ -272,18 +349,28 @@ class Repository:
                             break
             if len(found) == limit:
                 return found
+        deletions = self._deletions_in(set_spec, dates, 0)
+        found.extend((len(self.entries) + index, -1) for index in islice(deletions, limit - len(found)))
         return found
+
+    def deletion(self, position: Position) -> Deletion | None:
+        """The withdrawn item at a position, or None for a live one."""
+        project = position[0]
+        return self.deletions[project - len(self.entries)] if project >= len(self.entries) else None
 
     # --- rendering ----------------------------------------------------------------------------
 
     def header(self, position: Position) -> str:
+        deletion = self.deletion(position)
+        if deletion is not None:
+            return deletion.header
         project, record = position
         entry = self.entries[project]
         if record < 0:
             return entry.header
-        table = self.tables[project]
-        assert table is not None
-        stamp = table.datestamps[record]
+        table, stamps = self.tables[project], self.record_stamps[project]
+        assert table is not None and stamps is not None
+        stamp = stamps[record]
         datestamp = entry.datestamp if stamp == NO_DATESTAMP else format_datestamp(stamp)
         return (
             f"{entry.record_header_open}{esc(self.record_suffix(entry, table.pids[record]))}</identifier>"
@@ -306,15 +393,17 @@ class Repository:
         return metadata_format.render(item)
 
     def record(self, position: Position, metadata_format: MetadataFormat) -> str:
+        deletion = self.deletion(position)
+        if deletion is not None:
+            return f"<record>{deletion.header}</record>"
         return (
             f"<record>{self.header(position)}<metadata>{self.metadata(position, metadata_format)}</metadata></record>"
         )
 
 
-def _count_in_range(table: RecordTable, dates: DateRange, project_in_range: bool) -> int:
+def _count_in_range(stamps: array, dates: DateRange, project_in_range: bool) -> int:
     low = dates.low if dates.low is not None else NO_DATESTAMP + 1
     high = dates.high if dates.high is not None else -NO_DATESTAMP
-    stamps = table.datestamps
     undated = stamps.count(NO_DATESTAMP) if project_in_range else 0
     return undated + sum(1 for stamp in stamps if low <= stamp <= high)
 

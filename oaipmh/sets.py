@@ -85,9 +85,11 @@ def build_sets(catalog: Catalog) -> SetIndex:
     project_set_specs: list[str | None] = []
     aliases: dict[str, OaiSet] = {}  # project:<lowercase shortcode>
     for index, project in enumerate(projects):
-        spec = _spec(PROJECT_SETS, project.shortcode) if index in with_records else None
+        # A record is in its project's set whatever is loaded (``svc stamp`` reads no records);
+        # the set is advertised only when it has records to list.
+        spec = _spec(PROJECT_SETS, project.shortcode)
         project_set_specs.append(spec)
-        if spec:
+        if spec and index in with_records:
             sets.append(OaiSet(spec, project.name or project.shortcode, Selection(False, True, (index,))))
             aliases[spec.lower()] = sets[-1]
 

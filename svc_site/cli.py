@@ -9,6 +9,7 @@ import sys
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("serve", "run the production web server (gunicorn) on FRAMEWORK_SITE_ADDR"),
     "validate": ("validate", "check a data directory: schemas, references, orphans, duplicates"),
+    "stamp": ("stamp", "update the change ledger beside a data directory (before deploying it)"),
     "healthcheck": ("healthcheck", "probe a health URL; exit 0 on HTTP 200, 1 otherwise"),
     "check-api-usage": ("check_api_usage", "find uses of removed/deprecated companion repository API items"),
 }

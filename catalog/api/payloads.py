@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from catalog.domain.ledger import iso_time, withdrawn_project, withdrawn_record
 from catalog.domain.memo import per_catalog
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
 from catalog.domain.paging import page_bounds, page_count
@@ -108,6 +109,9 @@ def find_project(catalog: Catalog, shortcode: str) -> Project:
         return project
     if not SHORTCODE_RE.fullmatch(shortcode):
         raise ApiError(400, f"malformed shortcode {shortcode!r}: expected 1 to 16 letters or digits, e.g. '0803'")
+    tombstone = withdrawn_project(catalog, shortcode)
+    if tombstone is not None:
+        raise ApiError(410, f"the project {shortcode!r} was withdrawn at {iso_time(tombstone.deleted)}")
     raise ApiError(404, f"no project with shortcode {shortcode!r}")
 
 
@@ -202,10 +206,15 @@ def link_header(page: PageRequest, page_url: Callable[[int], str]) -> str:
     return ", ".join(f'<{page_url(number)}>; rel="{rel}"' for rel, number in relations if number is not None)
 
 
-def find_record(table: RecordTable | None, project: Project, record: str) -> bytes:
-    """One record's stored JSON by the last segment of its pid, or 404."""
+def find_record(catalog: Catalog, project: Project, record: str) -> bytes:
+    """One record's stored JSON by the last segment of its pid, or 410 if withdrawn, 404 if unknown."""
+    table = catalog.records_of(project)
     if table is not None:
         index = table.index_of_suffix(record)
         if index is not None:
             return table.document(index)
+    tombstone = withdrawn_record(catalog, project.shortcode, record)
+    if tombstone is not None:
+        withdrawn = iso_time(tombstone.deleted)
+        raise ApiError(410, f"the record {record!r} of project {project.shortcode!r} was withdrawn at {withdrawn}")
     raise ApiError(404, f"project {project.shortcode!r} has no record {record!r}")

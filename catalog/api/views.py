@@ -32,6 +32,7 @@ from catalog.api.payloads import (
 )
 from catalog.runtime import get_catalog
 from catalog.web import wire
+from catalog.web.conditional import set_last_modified
 
 ALLOWED_METHODS = ("GET", "HEAD")
 
@@ -80,7 +81,11 @@ def entity_list(kind: str) -> View:
     @api_endpoint
     def view(request: HttpRequest) -> HttpResponse:
         _no_parameters(request)
-        return json_bytes(payloads_for(get_catalog()).listing(kind))
+        catalog = get_catalog()
+        response = json_bytes(payloads_for(catalog).listing(kind))
+        if catalog.ledger:
+            set_last_modified(response, catalog.ledger.latest)
+        return response
 
     view.__name__ = f"list_{kind}"
     return view
@@ -101,7 +106,10 @@ def project_detail(request: HttpRequest, shortcode: str) -> HttpResponse:
     _no_parameters(request)
     catalog = get_catalog()
     project = find_project(catalog, shortcode)
-    return json_bytes(find_member(payloads_for(catalog), "projects", project.key))
+    response = json_bytes(find_member(payloads_for(catalog), "projects", project.key))
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.project_time(project.key))
+    return response
 
 
 @api_endpoint
@@ -116,6 +124,8 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
         return request.build_absolute_uri(f"{request.path}?{query}")
 
     response = json_bytes(records_page(table, page, page_url))
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.project_time(project.key))
     response["Link"] = link_header(page, page_url)
     return response
 
@@ -125,7 +135,11 @@ def project_record(request: HttpRequest, shortcode: str, record: str) -> HttpRes
     _no_parameters(request)
     catalog = get_catalog()
     project = find_project(catalog, shortcode)
-    return json_bytes(find_record(catalog.records_of(project), project, record))
+    response = json_bytes(find_record(catalog, project, record))
+    table = catalog.records_of(project)
+    if catalog.ledger and table is not None:
+        set_last_modified(response, catalog.ledger.record_time(project.key, table.index_of_suffix(record)))
+    return response
 
 
 @api_endpoint

@@ -13,7 +13,7 @@ import logging
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -160,8 +160,9 @@ class _Reader:
             return MappingProxyType({})
         return freeze(value)
 
-    def record_tables(self, known_projects: Mapping[str, Project]) -> dict[str, RecordTable]:
-        tables: dict[str, RecordTable] = {}
+    def record_paths(self, known_projects: Mapping[str, Project]) -> dict[str, Path]:
+        """The records file of each project key (a file of no known project is a problem)."""
+        paths: dict[str, Path] = {}
         for path in json_files(self.data_dir / "records"):
             if not path.name.endswith(RECORDS_SUFFIX):
                 self.problem(path, f"record files are named <SHORTCODE>{RECORDS_SUFFIX}")
@@ -170,8 +171,14 @@ class _Reader:
             if key not in known_projects:
                 self.problem(path, f"records of unknown project {key!r}")
                 continue
-            tables[key] = RecordTable.build(known_projects[key].shortcode, self.objects(path))
-        return tables
+            paths[key] = path
+        return paths
+
+    def record_tables(self, known_projects: Mapping[str, Project]) -> dict[str, RecordTable]:
+        return {
+            key: RecordTable.build(known_projects[key].shortcode, self.objects(path))
+            for key, path in self.record_paths(known_projects).items()
+        }
 
 
 def _unique(kind: str, entities: list[E], key: Callable[[E], str], reader: _Reader) -> dict[str, E]:
@@ -195,8 +202,12 @@ def check_data_dir(root: Path) -> None:
         raise DataDirError(f"data directory {str(root)!r} is not readable")
 
 
-def load_catalog(data_dir: str | os.PathLike[str]) -> Catalog:
-    """Load a whole data directory. Raises :class:`DataDirError` if it is unusable."""
+def load_catalog(data_dir: str | os.PathLike[str], *, with_records: bool = True) -> Catalog:
+    """Load a whole data directory. Raises :class:`DataDirError` if it is unusable.
+
+    ``with_records=False`` checks the records files' names but reads none (for a
+    single pass over them with :func:`iter_record_tables`).
+    """
     root = Path(data_dir)
     check_data_dir(root)
 
@@ -210,7 +221,11 @@ def load_catalog(data_dir: str | os.PathLike[str]) -> Catalog:
     )
     clusters = _unique("clusters", reader.entities("clusters", Cluster.from_raw), lambda e: e.id, reader)
     collections = _unique("collections", reader.entities("collections", Collection.from_raw), lambda e: e.id, reader)
-    records = reader.record_tables(project_by_key)
+    if with_records:
+        records = reader.record_tables(project_by_key)
+    else:
+        reader.record_paths(project_by_key)  # names checked, nothing read
+        records = {}
     periods = reader.optional_mapping(OPTIONAL_FILES[0])
     enrichment = reader.optional_mapping(OPTIONAL_FILES[1])
 
@@ -232,6 +247,24 @@ def load_catalog(data_dir: str | os.PathLike[str]) -> Catalog:
     )
     logger.info("loaded %s from %s", ", ".join(f"{n} {kind}" for kind, n in catalog.counts().items()), root)
     return catalog
+
+
+def iter_record_tables(
+    data_dir: str | os.PathLike[str], projects: Sequence[Project]
+) -> Iterator[tuple[Project, RecordTable | None]]:
+    """Each project's record table, one at a time and in the order given.
+
+    For one pass over a million records in the memory of the largest project.
+    Raises :class:`DataDirError` as soon as a records file does not load.
+    """
+    reader = _Reader(Path(data_dir))
+    paths = reader.record_paths({project.key: project for project in projects})
+    for project in projects:
+        path = paths.get(project.key)
+        table = RecordTable.build(project.shortcode, reader.objects(path)) if path else None
+        if reader.problems:
+            raise DataDirError("; ".join(f"{problem.path}: {problem.reason}" for problem in reader.problems[:5]))
+        yield project, table
 
 
 def _frozen_groups(groups: Mapping[str, list]) -> Mapping[str, tuple]:

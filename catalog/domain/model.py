@@ -409,6 +409,9 @@ class Catalog:
     clusters_by_project: Mapping[str, tuple[Cluster, ...]]
     collections_by_project: Mapping[str, tuple[Collection, ...]]
     parent_collections: Mapping[str, tuple[Collection, ...]]
+    # The change ledger beside the data, if the publishing pipeline keeps one: a
+    # catalog.domain.ledger.LedgerView (typed Any: that module builds on this one).
+    ledger: Any = None
 
     def get_project(self, shortcode: str) -> Project | None:
         return self.project_by_key.get(shortcode.lower())

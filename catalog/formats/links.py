@@ -46,6 +46,15 @@ def record_path(shortcode: str, pid: str) -> str:
     return f"/projects/{segment(shortcode)}/records/{segment(record_suffix(pid))}"
 
 
+def changes_feed_path() -> str:
+    return "/feeds/changes.atom"
+
+
+def project_feed_path(shortcode: str) -> str:
+    """The Atom feed of changes to a project's records."""
+    return f"{project_path(shortcode)}/changes.atom"
+
+
 def citation_path(shortcode: str, extension: str) -> str:
     return f"/projects/{segment(shortcode)}/citation.{extension}"
 

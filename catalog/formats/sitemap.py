@@ -36,7 +36,9 @@ class Entry:
 def _entity_entries(catalog: Catalog) -> tuple[Entry, ...]:
     entries = [Entry("/projects"), Entry("/about")]
     for project in catalog.projects:
-        entries.append(Entry(links.project_path(project.shortcode)))
+        # Projects carry no date of their own; the change ledger, when there is one, knows.
+        lastmod = catalog.ledger.project_time(project.key) if catalog.ledger else None
+        entries.append(Entry(links.project_path(project.shortcode), lastmod))
         table = catalog.records_of(project)
         if table is not None and len(table):
             entries.append(Entry(links.records_path(project.shortcode)))

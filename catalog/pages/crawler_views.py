@@ -8,6 +8,7 @@ from django.views.decorators.http import require_safe
 from catalog.formats import sitemap
 from catalog.pages.caching import kept_response, stable
 from catalog.runtime import get_catalog
+from catalog.web.conditional import set_last_modified
 from catalog.web.origin import base_url
 
 XML = "application/xml"
@@ -22,7 +23,10 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
     catalog = get_catalog()
-    return kept_response(request, catalog, lambda: sitemap.sitemap_xml(catalog, base_url(request)), XML)
+    response = kept_response(request, catalog, lambda: sitemap.sitemap_xml(catalog, base_url(request)), XML)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.latest)
+    return response
 
 
 @require_safe
@@ -35,4 +39,7 @@ def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
             raise Http404(f"no sitemap page {number}")
         return body
 
-    return kept_response(request, catalog, render, XML)
+    response = kept_response(request, catalog, render, XML)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.latest)
+    return response

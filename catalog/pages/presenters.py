@@ -147,6 +147,7 @@ class PageMeta:
     path: str
     json_path: str | None
     og_type: str = "website"
+    feed_path: str | None = None  # an Atom feed of its changes
 
 
 @dataclass(frozen=True)
@@ -404,6 +405,7 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
             path=links.project_path(shortcode),
             json_path=links.project_json_path(shortcode),
             og_type="website",
+            feed_path=links.project_feed_path(shortcode),
         ),
         shortcode=shortcode,
         name=name,

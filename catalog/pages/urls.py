@@ -6,7 +6,7 @@ Page shapes are mirrored by :mod:`catalog.formats.links` (tested).
 from django.urls import path
 
 from catalog.formats import exports
-from catalog.pages import crawler_views, export_views, views
+from catalog.pages import crawler_views, export_views, feeds, views
 
 _CITATION_NAMES = {"bib": "citation-bib", "ris": "citation-ris", "csl.json": "citation-csl-json"}
 _FILES = [export for export in exports.WORK_EXPORTS if export is not exports.JSON]
@@ -18,6 +18,8 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("projects", views.projects, name="projects"),
     path("projects/<str:shortcode>", views.project, name="project"),
+    path("feeds/changes.atom", feeds.CatalogChanges(), name="changes-feed"),
+    path("projects/<str:shortcode>/changes.atom", feeds.ProjectRecordChanges(), name="project-feed"),
     path("projects/<str:shortcode>/records", views.project_records, name="project-records"),
     path("projects/<str:shortcode>/records/<str:record_suffix>", views.record, name="record"),
     *(

@@ -8,6 +8,7 @@ settings, so its rendered bytes are kept per catalogue (see
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,6 +20,7 @@ from django.urls import get_resolver
 from django.views.decorators.http import require_safe
 
 from catalog.domain.browse import BrowseQuery, browse, build_entries
+from catalog.domain.ledger import ProjectMeta, Tombstone, iso_time, withdrawn_project, withdrawn_record
 from catalog.domain.memo import CatalogMemo, memo_for
 from catalog.domain.model import Catalog, Project, RecordTable
 from catalog.domain.record_search import (
@@ -44,6 +46,7 @@ from catalog.pages import export_views, presenters
 from catalog.pages.export_views import Described
 from catalog.runtime import get_catalog
 from catalog.web import wire
+from catalog.web.conditional import set_last_modified
 from catalog.web.origin import base_url, origin_key
 
 HTML = "text/html; charset=utf-8"
@@ -96,9 +99,31 @@ def warm_up() -> None:
 # Lookups --------------------------------------------------------------------
 
 
+class Withdrawn(Http404):
+    """The item was published once and has been withdrawn (the change ledger has its tombstone).
+
+    An :class:`Http404`, so that every view that looks an item up answers it; :func:`page_not_found`
+    turns it into the short 410 page.
+    """
+
+    def __init__(self, what: str, tombstone: Tombstone) -> None:
+        super().__init__(what)
+        self.what = what
+        self.tombstone = tombstone
+
+
+def raise_if_withdrawn(catalog: Catalog, shortcode: str) -> None:
+    """Raise :class:`Withdrawn` when the change ledger knows ``shortcode`` as a withdrawn project."""
+    tombstone = withdrawn_project(catalog, shortcode)
+    if tombstone is not None:
+        name = ProjectMeta.parse(tombstone.project_meta).name
+        raise Withdrawn(f"The project {name or tombstone.key} ({tombstone.key})", tombstone)
+
+
 def get_project_or_404(catalog: Catalog, shortcode: str) -> Project:
     project = catalog.get_project(shortcode)
     if project is None:
+        raise_if_withdrawn(catalog, shortcode)
         raise Http404(f"No project with the shortcode {shortcode!r}.")
     return project
 
@@ -114,6 +139,9 @@ def get_record_or_404(catalog: Catalog, project: Project, suffix: str) -> tuple[
     table = catalog.records_of(project)
     index = table.index_of_suffix(suffix) if table is not None else None
     if table is None or index is None:
+        tombstone = withdrawn_record(catalog, project.shortcode, suffix)
+        if tombstone is not None:
+            raise Withdrawn(f"The record {suffix} of the project {project.shortcode}", tombstone)
         raise Http404(f"No record {suffix!r} in the project {project.shortcode}.")
     return table, index
 
@@ -136,6 +164,13 @@ def _cached_page(
     return response
 
 
+def _changed_with_catalog(response: HttpResponse, catalog: Catalog) -> HttpResponse:
+    """Last-Modified of a page that shows many items: the latest change in the ledger."""
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.latest)
+    return response
+
+
 def _render(request: HttpRequest, template: str, context: dict[str, Any]) -> str:
     if "page" in context:
         context["meta"] = context["page"].meta
@@ -151,7 +186,18 @@ def value_label(facet: FacetResult, value: str) -> str:
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """The 404 page; says why when the view said (an unknown shortcode, a page past the end)."""
+    """The 404 page; says why when the view said (an unknown shortcode, a page past the end).
+
+    A withdrawn item answers 410 Gone with a short page saying when, linking to the catalogue.
+    """
+    if isinstance(exception, Withdrawn):
+        stamp = exception.tombstone.deleted
+        gone = {
+            "what": exception.what,
+            "withdrawn": iso_time(stamp),
+            "withdrawn_text": datetime.fromtimestamp(stamp, UTC).strftime("%d %B %Y, %H:%M UTC"),
+        }
+        return HttpResponse(render_to_string("410.html", gone, request), content_type=HTML, status=410)
     message = exception.args[0] if isinstance(exception, Http404) and exception.args else ""
     context = {"message": message if isinstance(message, str) else ""}
     return HttpResponse(render_to_string("404.html", context, request), content_type=HTML, status=404)
@@ -211,7 +257,7 @@ def projects(request: HttpRequest) -> HttpResponse:
             },
         )
 
-    return _cached_page(request, memo, ("projects", query), render)
+    return _changed_with_catalog(_cached_page(request, memo, ("projects", query), render), catalog)
 
 
 def _citation_context(request: HttpRequest, described: Described, data: citation.CitationData, style: str) -> dict:
@@ -247,6 +293,7 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     memo = memo_for(catalog)
     project_ = catalog.get_project(shortcode)
     if project_ is None:
+        raise_if_withdrawn(catalog, shortcode)
         return shortcode_choices(request, catalog, shortcode)
     described = export_views.project_described(catalog, project_, base_url(request))
     negotiated = export_views.negotiate(request, described)
@@ -283,6 +330,8 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
         )
 
     response = _cached_page(request, memo, ("project", project_.key, tab, style), render)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.project_time(project_.key))
     return export_views.finish_page(response, request, described)
 
 
@@ -372,7 +421,10 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
             },
         )
 
-    return _cached_page(request, memo, ("records", project_.key, query), render)
+    response = _cached_page(request, memo, ("records", project_.key, query), render)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.project_time(project_.key))
+    return response
 
 
 def _url(path: str, pairs: list[tuple[str, str]]) -> str:
@@ -407,6 +459,8 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
         )
 
     response = _cached_page(request, memo, ("record", project_.key, index, style), render)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.record_time(project_.key, index))
     return export_views.finish_page(response, request, described)
 
 
@@ -492,7 +546,7 @@ def person(request: HttpRequest, person_id: str) -> HttpResponse:
             {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
         )
 
-    response = _cached_page(request, memo_for(catalog), ("person", person_.id), render)
+    response = _changed_with_catalog(_cached_page(request, memo_for(catalog), ("person", person_.id), render), catalog)
     return export_views.finish_page(response, request, described)
 
 
@@ -514,7 +568,9 @@ def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
             {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
         )
 
-    response = _cached_page(request, memo_for(catalog), ("organization", organization_.id), render)
+    response = _changed_with_catalog(
+        _cached_page(request, memo_for(catalog), ("organization", organization_.id), render), catalog
+    )
     return export_views.finish_page(response, request, described)
 
 
@@ -537,7 +593,9 @@ def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
             {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
         )
 
-    response = _cached_page(request, memo_for(catalog), ("cluster", cluster_.id), render)
+    response = _changed_with_catalog(
+        _cached_page(request, memo_for(catalog), ("cluster", cluster_.id), render), catalog
+    )
     return export_views.finish_page(response, request, described)
 
 
@@ -560,7 +618,9 @@ def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
             {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
         )
 
-    response = _cached_page(request, memo_for(catalog), ("collection", collection_.id), render)
+    response = _changed_with_catalog(
+        _cached_page(request, memo_for(catalog), ("collection", collection_.id), render), catalog
+    )
     return export_views.finish_page(response, request, described)
 
 

@@ -1,0 +1,548 @@
+"""The change ledger: when each published item was first seen, last changed, or withdrawn.
+
+The data files carry no modification times and the service holds no
+database, so the publishing pipeline keeps this file beside the data
+(``<data_dir>/.svc/ledger.tsv``, written by ``svc stamp``) and every replica
+reads the same one. Framework-free: the stamping merge, the file format and
+the serving view live here; which items exist (and what a tombstone must
+remember to stay listed in OAI-PMH) is supplied by the caller.
+
+File format (UTF-8 text, one item per line, tab-separated; see
+docs/change-ledger.md): a header line, then ``P`` lines (a project), each
+followed by the ``R`` lines of its records, then ``E`` lines (persons,
+organizations, clusters, collections). Lines are in one fixed order, times
+are integer seconds since the epoch (UTC), and the same data with the same
+ledger always writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import os
+import tempfile
+from array import array
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cached_property
+from pathlib import Path
+from typing import NamedTuple
+
+from catalog.domain.model import NO_DATESTAMP, Catalog
+
+LEDGER_PATH = Path(".svc") / "ledger.tsv"
+HEADER = "svc-ledger\t1"
+_ABSENT = ""  # an empty time field: not deleted / same as the time before it
+
+
+def ledger_path(data_dir: str | os.PathLike[str]) -> Path:
+    return Path(data_dir) / LEDGER_PATH
+
+
+def fingerprint(content: bytes) -> str:
+    """16 hex digits of BLAKE2b: 2⁻⁶⁴ chance that a change goes unnoticed."""
+    return hashlib.blake2b(content, digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One published item as ``svc stamp`` sees it now.
+
+    ``kind`` is ``P`` (project), ``R`` (record of ``group``) or ``E`` (any other
+    entity, ``group`` its kind); ``meta`` is what a tombstone of it must
+    remember (for a project: shortcode, name, OAI identifier, sets), kept
+    opaque here and written as given.
+    """
+
+    kind: str
+    group: str
+    key: str
+    fingerprint: str
+    meta: tuple[str, ...] = ()
+
+    @property
+    def order(self) -> tuple[int, str, int, str]:
+        return _order(self.kind, self.group, self.key)
+
+
+def _order(kind: str, group: str, key: str) -> tuple[int, str, int, str]:
+    """The ledger's line order: each project then its records (by pid), then other entities."""
+    if kind == "E":
+        return (1, group, 0, key)
+    return (0, group, 0 if kind == "P" else 1, key)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One ledger line."""
+
+    kind: str
+    group: str
+    key: str
+    fingerprint: str
+    first_seen: int
+    changed: int
+    deleted: int | None = None
+    meta: tuple[str, ...] = ()
+
+    @property
+    def order(self) -> tuple[int, str, int, str]:
+        return _order(self.kind, self.group, self.key)
+
+    def line(self) -> str:
+        changed = _ABSENT if self.changed == self.first_seen else str(self.changed)
+        deleted = _ABSENT if self.deleted is None else str(self.deleted)
+        key = f"{self.group}\t{self.key}" if self.kind == "E" else self.key
+        fields = [self.kind, key, self.fingerprint, str(self.first_seen), changed, deleted, *self.meta]
+        return "\t".join(fields)
+
+
+class LedgerError(ValueError):
+    """The ledger file is not one ``svc stamp`` wrote."""
+
+
+def _text(value: str) -> str:
+    """A field without tabs or line breaks (names may hold any text)."""
+    return json.dumps(value, ensure_ascii=False) if any(c in value for c in '\t\n\r"\\') else value
+
+
+def meta_field(value: str) -> str:
+    return _text(value)
+
+
+def read_meta_field(value: str) -> str:
+    return json.loads(value) if value.startswith('"') else value
+
+
+class ProjectMeta(NamedTuple):
+    """What a project's ledger line remembers for its tombstone (written by ``svc stamp``).
+
+    Its name (for the 410 page and the feed), its OAI identifier (after
+    ``oai:<repository>:``), its records' shared pid prefix and the sets it and
+    its records are in, so that a deletion is listed where the item was.
+    """
+
+    name: str
+    local_id: str
+    pid_prefix: str
+    project_specs: tuple[str, ...]
+    record_specs: tuple[str, ...]
+
+    def fields(self) -> tuple[str, ...]:
+        return (
+            meta_field(self.name),
+            meta_field(self.local_id),
+            meta_field(self.pid_prefix),
+            " ".join(self.project_specs),
+            " ".join(self.record_specs),
+        )
+
+    @classmethod
+    def parse(cls, fields: tuple[str, ...]) -> ProjectMeta:
+        name, local_id, pid_prefix, project_specs, record_specs = fields
+        return cls(
+            read_meta_field(name),
+            read_meta_field(local_id),
+            read_meta_field(pid_prefix),
+            tuple(project_specs.split()),
+            tuple(record_specs.split()),
+        )
+
+
+def iter_entries(lines: Iterable[str]) -> Iterator[Entry]:
+    """Parse ledger lines (the header first); raise :class:`LedgerError` on anything else."""
+    lines = iter(lines)
+    if next(lines, "").rstrip("\n") != HEADER:
+        raise LedgerError(f"the ledger does not start with {HEADER!r}")
+    group = ""
+    for number, raw in enumerate(lines, start=2):
+        fields = raw.rstrip("\n").split("\t")
+        try:
+            kind = fields[0]
+            if kind == "E":
+                entity_kind, fields = fields[1], [fields[0], *fields[2:]]
+            first = int(fields[3])
+            entry_group = entity_kind if kind == "E" else fields[1].lower() if kind == "P" else group
+            entry = Entry(
+                kind=kind,
+                group=entry_group,
+                key=fields[1],
+                fingerprint=fields[2],
+                first_seen=first,
+                changed=int(fields[4]) if fields[4] else first,
+                deleted=int(fields[5]) if fields[5] else None,
+                meta=tuple(fields[6:]),
+            )
+        except (IndexError, ValueError):
+            raise LedgerError(f"line {number} of the ledger is damaged") from None
+        if kind not in ("P", "R", "E") or (kind == "R" and not group):
+            raise LedgerError(f"line {number} of the ledger is damaged")
+        if kind == "P":
+            group = entry.group
+        yield entry
+
+
+@dataclass
+class Summary:
+    added: int = 0
+    changed: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+
+    def __str__(self) -> str:
+        return f"added {self.added}, changed {self.changed}, deleted {self.deleted}, unchanged {self.unchanged}"
+
+
+def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summary) -> Iterator[Entry]:
+    """The new ledger: a merge join of the old one and the items now published, both in line order.
+
+    Streaming on purpose: a million records never sit in memory at once.
+    A tombstone stays a tombstone (with its first deletion time); an item
+    that comes back after a withdrawal counts as changed.
+    """
+    old_iter, new_iter = iter(old), iter(current)
+    entry, item = next(old_iter, None), next(new_iter, None)
+    while entry is not None or item is not None:
+        if item is None or (entry is not None and entry.order < item.order):
+            assert entry is not None
+            if entry.deleted is None:
+                summary.deleted += 1
+                entry = Entry(**{**_fields(entry), "deleted": now})
+            yield entry
+            entry = next(old_iter, None)
+        elif entry is None or item.order < entry.order:
+            summary.added += 1
+            yield Entry(item.kind, item.group, item.key, item.fingerprint, now, now, None, item.meta)
+            item = next(new_iter, None)
+        else:
+            same = entry.fingerprint == item.fingerprint and entry.deleted is None
+            if same:
+                summary.unchanged += 1
+            else:
+                summary.changed += 1
+            changed = entry.changed if same else now
+            yield Entry(item.kind, item.group, item.key, item.fingerprint, entry.first_seen, changed, None, item.meta)
+            entry, item = next(old_iter, None), next(new_iter, None)
+
+
+def _fields(entry: Entry) -> dict:
+    return {name: getattr(entry, name) for name in Entry.__slots__}
+
+
+def stamp(data_dir: str | os.PathLike[str], items: Iterable[Item], now: int, *, dry_run: bool = False) -> Summary:
+    """Compare ``items`` with the ledger of ``data_dir`` and (unless ``dry_run``) replace it atomically.
+
+    The new ledger is written to a temporary file in the same directory and
+    renamed over the old one, so a reader sees the old or the new ledger,
+    never half of one; identical content is not rewritten at all.
+    """
+    path = ledger_path(data_dir)
+    summary = Summary()
+    old_lines = path.open(encoding="utf-8") if path.is_file() else iter([HEADER])
+    try:
+        merged = merge(iter_entries(old_lines), _deduplicated(items), now, summary)
+        if dry_run:
+            for _ in merged:
+                pass
+            return summary
+        path.parent.mkdir(exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".ledger-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+                out.write(HEADER + "\n")
+                for entry in merged:
+                    out.write(entry.line() + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    finally:
+        if hasattr(old_lines, "close"):
+            old_lines.close()
+    return summary
+
+
+def _deduplicated(items: Iterable[Item]) -> Iterator[Item]:
+    """Items in line order, each key once (a duplicate pid in the data is stamped once)."""
+    last: tuple | None = None
+    for item in items:
+        order = item.order
+        if order == last:
+            continue
+        if last is not None and order < last:
+            raise ValueError(f"items out of ledger order at {item.kind} {item.key!r}")
+        last = order
+        yield item
+
+
+# --- serving --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Tombstone:
+    """A withdrawn project or record, as OAI-PMH, the pages and the feed still show it."""
+
+    kind: str  # "P" or "R"
+    project_key: str
+    key: str  # the shortcode of a project, the pid of a record
+    deleted: int
+    project_meta: tuple[str, ...]  # the meta of its project's ledger line (also for a record)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectTimes:
+    first_seen: int
+    changed: int
+
+
+@dataclass(frozen=True)
+class LedgerView:
+    """What ``svc serve`` keeps of the ledger: times aligned with the loaded data, and the tombstones.
+
+    Record times sit in arrays parallel to each project's record table, so a
+    million records cost 16 bytes each and no per-record objects.
+    """
+
+    digest: str
+    projects: Mapping[str, ProjectTimes]  # by project key (lower-case shortcode)
+    record_changed: Mapping[str, array]  # by project key; NO_DATESTAMP where the ledger has no entry
+    record_first_seen: Mapping[str, array]
+    entities: Mapping[tuple[str, str], ProjectTimes]  # (kind, id) of persons, organizations, …
+    tombstones: tuple[Tombstone, ...]  # in ledger order
+    project_meta: Mapping[str, tuple[str, ...]] = field(repr=False)  # every project line's meta, by key
+    unmatched: tuple[str, ...] = ()  # items of the data that have no ledger entry (a few, as examples)
+    unmatched_count: int = 0
+
+    def deleted_project(self, key: str) -> Tombstone | None:
+        return self._deleted.get((key, None))
+
+    def deleted_record(self, project_key: str, pid: str) -> Tombstone | None:
+        return self._deleted.get((project_key, pid))
+
+    def deleted_record_by_suffix(self, project_key: str, suffix: str) -> Tombstone | None:
+        """A withdrawn record by the last segment of its pid, which names it in page URLs."""
+        return self._deleted.get((project_key, "/" + suffix))
+
+    @cached_property
+    def _deleted(self) -> dict[tuple[str, str | None], Tombstone]:
+        found: dict[tuple[str, str | None], Tombstone] = {}
+        for tombstone in self.tombstones:
+            if tombstone.kind == "P":
+                found[(tombstone.project_key, None)] = tombstone
+            else:
+                found[(tombstone.project_key, tombstone.key)] = tombstone
+                found.setdefault((tombstone.project_key, "/" + tombstone.key.rpartition("/")[2]), tombstone)
+        return found
+
+    # Last-Modified: the latest change of anything a page or document shows.
+
+    def project_time(self, key: str) -> int | None:
+        """A project and what its pages show: its own line, its records, and the people and groups it names."""
+        own = self.project_changed(key)
+        if own is None:
+            return None
+        stamps = self.record_changed.get(key)
+        return max(own, self._entities_latest, max(stamps) if stamps else own)
+
+    def record_time(self, project_key: str, index: int) -> int | None:
+        """A record and its project's line (its page names the project)."""
+        own, project = self.record_changed_at(project_key, index), self.project_changed(project_key)
+        return None if own is None or project is None else max(own, project)
+
+    @cached_property
+    def _entities_latest(self) -> int:
+        return max((times.changed for times in self.entities.values()), default=NO_DATESTAMP)
+
+    def project_changed(self, key: str) -> int | None:
+        times = self.projects.get(key)
+        return times.changed if times else None
+
+    def record_changed_at(self, project_key: str, index: int) -> int | None:
+        stamps = self.record_changed.get(project_key)
+        if stamps is None or stamps[index] == NO_DATESTAMP:
+            return None
+        return stamps[index]
+
+    @cached_property
+    def latest(self) -> int | None:
+        """The latest time anything changed or went: the Last-Modified of listings and the sitemap."""
+        times = [t.changed for t in self.projects.values()] + [t.changed for t in self.entities.values()]
+        times += [t.deleted for t in self.tombstones]
+        times += [max(stamps) for stamps in self.record_changed.values() if len(stamps)]
+        return max(times, default=None)
+
+
+def iso_time(stamp: int) -> str:
+    """``2026-11-24T09:40:00Z``: how a withdrawal time is written for people and in problem documents."""
+    return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def withdrawn_project(catalog: Catalog, shortcode: str) -> Tombstone | None:
+    """The tombstone of a project the catalogue no longer has, if its ledger has one."""
+    if catalog.ledger is None or catalog.get_project(shortcode) is not None:
+        return None
+    return catalog.ledger.deleted_project(shortcode.lower())
+
+
+def withdrawn_record(catalog: Catalog, shortcode: str, suffix: str) -> Tombstone | None:
+    """The tombstone of a record (named by its pid's last segment) no longer in the catalogue."""
+    if catalog.ledger is None:
+        return None
+    project = catalog.get_project(shortcode)
+    table = catalog.records_of(project) if project else None
+    if table is not None and table.index_of_suffix(suffix) is not None:
+        return None
+    return catalog.ledger.deleted_record_by_suffix(shortcode.lower(), suffix)
+
+
+def read_view(catalog: Catalog) -> LedgerView | None:
+    """The ledger of the catalogue's data directory aligned with it; None if there is none.
+
+    Raises :class:`LedgerError` (or ``OSError``) if the file is there but unreadable.
+    """
+    path = ledger_path(catalog.data_dir)
+    if not path.is_file():
+        return None
+    digest = hashlib.blake2b(digest_size=12)
+    projects: dict[str, ProjectTimes] = {}
+    metas: dict[str, tuple[str, ...]] = {}
+    entities: dict[tuple[str, str], ProjectTimes] = {}
+    tombstones: list[Tombstone] = []
+    # Per project: the ledger's live record pids and times, aligned with the table after the project's section.
+    changed: dict[str, array] = {}
+    first: dict[str, array] = {}
+    section: tuple[str, list[str], array, array] | None = None
+
+    def close_section() -> None:
+        if section is None:
+            return
+        key, pids, changes, firsts = section
+        table = catalog.records.get(key)
+        if table is None:
+            return
+        aligned_changed = array("q", [NO_DATESTAMP]) * len(table)
+        aligned_first = array("q", [NO_DATESTAMP]) * len(table)
+        i = 0
+        for j, pid in enumerate(pids):
+            while i < len(table) and table.pids[i] < pid:
+                i += 1
+            if i < len(table) and table.pids[i] == pid:
+                aligned_changed[i] = changes[j]
+                aligned_first[i] = firsts[j]
+        changed[key], first[key] = aligned_changed, aligned_first
+
+    def lines() -> Iterator[str]:
+        with path.open("rb") as handle:
+            for raw in handle:
+                digest.update(raw)
+                yield raw.decode("utf-8")
+
+    for entry in iter_entries(lines()):
+        if entry.kind == "P":
+            close_section()
+            section = (entry.group, [], array("q"), array("q"))
+            metas[entry.group] = entry.meta
+            if entry.deleted is None:
+                projects[entry.group] = ProjectTimes(entry.first_seen, entry.changed)
+            else:
+                tombstones.append(Tombstone("P", entry.group, entry.key, entry.deleted, entry.meta))
+        elif entry.kind == "R":
+            assert section is not None
+            if entry.deleted is None:
+                section[1].append(entry.key)
+                section[2].append(entry.changed)
+                section[3].append(entry.first_seen)
+            else:
+                tombstones.append(Tombstone("R", entry.group, entry.key, entry.deleted, metas[entry.group]))
+        elif entry.deleted is None:
+            entities[(entry.group, entry.key)] = ProjectTimes(entry.first_seen, entry.changed)
+    close_section()
+
+    unmatched = [p.shortcode for p in catalog.projects if p.key not in projects]
+    count = len(unmatched)
+    for key, table in catalog.records.items():
+        stamps = changed.get(key)
+        missing = len(table) if stamps is None else stamps.count(NO_DATESTAMP)
+        if missing:
+            count += missing
+            unmatched.append(f"{missing} record(s) of {key}")
+    return LedgerView(
+        digest=digest.hexdigest(),
+        projects=projects,
+        record_changed=changed,
+        record_first_seen=first,
+        entities=entities,
+        tombstones=tuple(tombstones),
+        project_meta=metas,
+        unmatched=tuple(unmatched[:5]),
+        unmatched_count=count,
+    )
+
+
+# --- the feed of changes ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One event of the feed: an item added, changed or withdrawn at ``time``."""
+
+    event: str  # "added", "changed" or "withdrawn"
+    time: int
+    shortcode: str
+    name: str
+    pid: str | None = None  # a record's pid; None for the project itself
+
+
+def _event(first_seen: int, changed: int) -> str:
+    return "added" if first_seen == changed else "changed"
+
+
+def project_changes(catalog: Catalog, limit: int) -> list[Change]:
+    """The latest ``limit`` project events, newest first (ties by shortcode)."""
+    view = catalog.ledger
+    if view is None:
+        return []
+    changes = [
+        Change(_event(times.first_seen, times.changed), times.changed, project.shortcode, project.name)
+        for project in catalog.projects
+        if (times := view.projects.get(project.key)) is not None
+    ]
+    changes += [
+        Change("withdrawn", t.deleted, t.key, ProjectMeta.parse(t.project_meta).name)
+        for t in view.tombstones
+        if t.kind == "P"
+    ]
+    return sorted(changes, key=lambda change: (-change.time, change.shortcode))[:limit]
+
+
+def record_changes(catalog: Catalog, shortcode: str, limit: int) -> list[Change]:
+    """The latest ``limit`` events of one project's records (withdrawals included), newest first."""
+    view = catalog.ledger
+    project = catalog.get_project(shortcode)
+    if view is None or project is None:
+        return []
+    changes: list[Change] = []
+    table, changed, first = (
+        catalog.records_of(project),
+        view.record_changed.get(project.key),
+        view.record_first_seen.get(project.key),
+    )
+    if table is not None and changed is not None and first is not None:
+        latest = heapq.nlargest(
+            limit, (i for i in range(len(table)) if changed[i] != NO_DATESTAMP), key=changed.__getitem__
+        )
+        changes += [
+            Change(_event(first[i], changed[i]), changed[i], project.shortcode, project.name, table.pids[i])
+            for i in latest
+        ]
+    changes += [
+        Change("withdrawn", t.deleted, project.shortcode, project.name, t.key)
+        for t in view.tombstones
+        if t.kind == "R" and t.project_key == project.key
+    ]
+    return sorted(changes, key=lambda change: (-change.time, change.pid or ""))[:limit]
