@@ -56,6 +56,7 @@ class Config:
     oai_page_size: int
     oai_rate_limit_per_second: float
     oai_rate_limit_burst: int
+    oai_max_concurrent: int
     oai_repository_name: str
     oai_admin_email: str
     oai_repository_identifier: str
@@ -72,6 +73,7 @@ class Config:
     output_name: str
     env: str
     workers: int
+    reload_max_shrink: float
     allowed_hosts: tuple[str, ...]
 
 
@@ -142,6 +144,12 @@ class _Reader:
 
     def list(self, name: str, default: list[str]) -> list[str]:
         return [item.strip() for item in self._get(self._env.list, name, default) if item.strip()]
+
+
+def _share(name: str, value: float) -> float:
+    if value > 1:
+        raise ConfigError(f"{name}: expected a share between 0 and 1, got {value}")
+    return value
 
 
 def _absolute_url(name: str, value: str | None) -> str | None:
@@ -230,6 +238,7 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         oai_page_size=read.int("SVC_OAI_PAGE_SIZE", 100, minimum=1),
         oai_rate_limit_per_second=read.float("SVC_OAI_RATE_LIMIT_PER_SECOND", 1.0),
         oai_rate_limit_burst=read.int("SVC_OAI_RATE_LIMIT_BURST", 60, minimum=1),
+        oai_max_concurrent=read.int("SVC_OAI_MAX_CONCURRENT", 4, minimum=1),
         oai_repository_name=read.str("SVC_OAI_REPOSITORY_NAME", "DaSCH Service Platform Repository"),
         oai_admin_email=_oai_admin_email(read.str("SVC_OAI_ADMIN_EMAIL", "info@dasch.swiss")),
         oai_repository_identifier=_oai_repository_identifier(read.str("SVC_OAI_REPOSITORY_IDENTIFIER", "dasch.swiss")),
@@ -248,6 +257,7 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         output_name=output_name,
         env=env_name,
         workers=read.int("SVC_WORKERS", 2, minimum=1),
+        reload_max_shrink=_share("SVC_RELOAD_MAX_SHRINK", read.float("SVC_RELOAD_MAX_SHRINK", 0.5)),
         allowed_hosts=tuple(read.list("SVC_ALLOWED_HOSTS", ["*"])),
     )
     return config, read.names

@@ -67,8 +67,8 @@ def gunicorn_options(bind: str, workers: int, threads: int) -> dict[str, Any]:
     return {
         "bind": bind,
         "workers": workers,
-        "worker_class": "gthread",
-        "threads": threads,
+        "worker_class": "gevent",
+        "worker_connections": 1000,
         "preload_app": True,
         "keepalive": 5,
         "graceful_timeout": 30,
