@@ -106,7 +106,7 @@ def reload() -> bool:
     losses = shrinkage(_current.counts(), catalog.counts(), settings.SVC.reload_max_shrink) if _current else []
     if losses:
         logger.error(
-            "reload refused: it would lose %s (more than SVC_RELOAD_MAX_SHRINK=%s of a type); still serving data version %s",
+            "reload refused: it would lose %s (SVC_RELOAD_MAX_SHRINK=%s); still serving data version %s",
             ", ".join(losses),
             settings.SVC.reload_max_shrink,
             serving,

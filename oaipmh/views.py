@@ -1,15 +1,16 @@
-"""The OAI-PMH endpoint: rate limit, read the arguments, answer with :mod:`oaipmh.protocol`."""
+"""The OAI-PMH endpoint: per-client limits, read the arguments (bounded), answer with :mod:`oaipmh.protocol`."""
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.core.exceptions import TooManyFieldsSent
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, QueryDict
 from django.views.decorators.csrf import csrf_exempt
 
 from catalog import runtime
 from catalog.runtime import get_catalog
 from catalog.web.client import request_client
-from oaipmh import protocol
+from oaipmh import protocol, ratelimit
 from oaipmh.ratelimit import TokenBucket, store_for
 from oaipmh.repository import repository_for
 
@@ -33,24 +34,80 @@ def warm_up() -> None:
     repository_for(get_catalog(), settings.SVC.oai_repository_identifier)
 
 
+# OAI-PMH arguments fit in a few hundred bytes; the limit leaves room for long identifiers and tokens.
+MAX_FORM_BYTES = 8 * 1024
+FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
+
+
+def _too_busy(retry_after: int) -> HttpResponse:
+    return HttpResponse(
+        f"Too many requests: retry in {retry_after} s.\n",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
 @csrf_exempt
 def endpoint(request: HttpRequest) -> HttpResponse:
     config = settings.SVC
     client = request_client(request.META, config.trusted_proxy_hops)
-    decision = TokenBucket(
-        store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
-    ).take(client)
-    if not decision.allowed:
-        return HttpResponse(
-            f"Too many requests: retry in {decision.retry_after} s.\n",
-            status=503,
-            content_type="text/plain; charset=utf-8",
-            headers={"Retry-After": str(decision.retry_after)},
-        )
+    in_flight = ratelimit.in_flight.enter(client, config.oai_max_concurrent)
+    if in_flight is None:
+        return _too_busy(1)
+    try:
+        if in_flight > 1:  # only requests overlapping another of the same client pay the rate limit
+            decision = TokenBucket(
+                store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
+            ).take(client)
+            if not decision.allowed:
+                return _too_busy(decision.retry_after)
+        return _answer(request)
+    finally:
+        ratelimit.in_flight.leave(client)
+
+
+def _answer(request: HttpRequest) -> HttpResponse:
     if request.method not in ("GET", "HEAD", "POST"):
         return HttpResponseNotAllowed(["GET", "HEAD", "POST"])
-    arguments = request.POST if request.method == "POST" else request.GET
-    verb = arguments.get("verb", "")
+    if request.method == "POST":
+        arguments = _form(request)
+        if isinstance(arguments, HttpResponse):
+            return arguments
+    else:
+        arguments = {name: request.GET.getlist(name) for name in request.GET}
+    verb = (arguments.get("verb") or [""])[0]
     with runtime.span("oaipmh.render", **{"oai.verb": verb[:40]}):
-        body = protocol.respond({name: arguments.getlist(name) for name in arguments}, get_catalog(), oai_settings())
+        body = protocol.respond(arguments, get_catalog(), oai_settings())
     return HttpResponse(body, content_type=CONTENT_TYPE)
+
+
+def _form(request: HttpRequest) -> dict[str, list[str]] | HttpResponse:
+    """The arguments of a POST, read into memory only: a form of at most :data:`MAX_FORM_BYTES`.
+
+    OAI-PMH (§3.1.1.2) sends POST arguments as ``application/x-www-form-urlencoded``;
+    anything else (a multipart upload in particular) is a badArgument, answered
+    without reading the body, so nothing is ever spooled to disk.
+    """
+    if request.content_type != FORM_CONTENT_TYPE:
+        return _bad_argument(f"POST arguments must be sent as {FORM_CONTENT_TYPE}")
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = -1
+    if not 0 <= length <= MAX_FORM_BYTES:
+        return HttpResponse(
+            f"The request body is larger than {MAX_FORM_BYTES} bytes.\n",
+            status=413,
+            content_type="text/plain; charset=utf-8",
+        )
+    body = request.read(MAX_FORM_BYTES + 1)
+    try:
+        form = QueryDict(body, encoding="utf-8")
+    except TooManyFieldsSent:
+        return _bad_argument("too many arguments")
+    return {name: form.getlist(name) for name in form}
+
+
+def _bad_argument(message: str) -> HttpResponse:
+    return HttpResponse(protocol.bad_argument(message, oai_settings()), content_type=CONTENT_TYPE)

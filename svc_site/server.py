@@ -7,14 +7,19 @@ import ctypes
 import gc
 import logging
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
 from gunicorn.glogging import Logger
 
+from svc_site.privacy import anonymize, redact_query
+
 # Worker heartbeat files live in memory: the image's filesystem is read-only and /tmp may be too.
 WORKER_TMP_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# Connections one worker holds at once (idle, slow or busy); beyond it the kernel's accept queue waits.
+WORKER_CONNECTIONS = 1000
 
 
 class GunicornServer(BaseApplication):
@@ -33,6 +38,32 @@ class GunicornServer(BaseApplication):
         return self._load_app()
 
 
+_ADDRESS = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b|[0-9A-Fa-f]*:[0-9A-Fa-f:]*:[0-9A-Fa-f.]*")
+_QUERY = re.compile(r"\?([^\s'\"]*)")
+
+
+def _network(match: re.Match[str]) -> str:
+    """An IP address cut to its network; anything else the pattern caught (a time, say) unchanged."""
+    network = anonymize(match.group())
+    return match.group() if network == "-" else network
+
+
+class PrivacyFilter(logging.Filter):
+    """gunicorn's own lines with client addresses cut to their network and query values redacted.
+
+    gunicorn writes the peer address and the raw request line into its
+    warnings ("Invalid request from ip=…: 'GET /projects?q=…'"); svc's own
+    lines already go through :mod:`svc_site.privacy`, these get the same.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        message = _ADDRESS.sub(_network, message)
+        record.msg = _QUERY.sub(lambda match: "?" + redact_query(match.group(1)), message)
+        record.args = ()
+        return True
+
+
 class GunicornLogger(Logger):
     """gunicorn's messages through svc's logging (same format, same RUST_LOG levels), not its own stderr."""
 
@@ -43,6 +74,7 @@ class GunicornLogger(Logger):
                 log.removeHandler(handler)
             log.propagate = True
             log.setLevel(logging.NOTSET)
+            log.addFilter(PrivacyFilter())
 
 
 def freeze_heap(_server: Any, _worker: Any) -> None:
@@ -62,15 +94,25 @@ def _return_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-def gunicorn_options(bind: str, workers: int, threads: int) -> dict[str, Any]:
-    """The settings both svc and the benchmark baseline run under."""
+def gunicorn_options(bind: str, workers: int, trusted_proxy_hops: int = 0) -> dict[str, Any]:
+    """The settings both svc and the benchmark baseline run under.
+
+    gevent workers: each connection is a greenlet, not a thread, so clients
+    that send their headers or body slowly (or never finish) cost a socket
+    and a little memory each instead of starving the workers (docs/reliability.md).
+
+    ``X-Forwarded-Proto`` is believed exactly when ``X-Forwarded-For`` is
+    (``SVC_TRUSTED_PROXY_HOPS`` above 0), from whichever peer: svc cannot
+    know the proxy's address, only how many proxies there are.
+    """
     return {
         "bind": bind,
         "workers": workers,
         "worker_class": "gevent",
-        "worker_connections": 1000,
+        "worker_connections": WORKER_CONNECTIONS,
         "preload_app": True,
         "keepalive": 5,
+        "forwarded_allow_ips": "*" if trusted_proxy_hops else "",
         "graceful_timeout": 30,
         "timeout": 60,
         # svc writes its own access line (svc_site.middleware), with route and client behind proxies.
