@@ -35,7 +35,26 @@ class GunicornServer(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        return self._load_app()
+        return without_head_bodies(self._load_app())
+
+
+def without_head_bodies(app: Callable[..., Any]) -> Callable[..., Any]:
+    """Answer HEAD with the headers of GET and no body.
+
+    Django renders the GET body for HEAD too; gunicorn drops it, but logs a
+    warning for every HEAD request. Closing the app's iterable keeps its
+    ``close()`` contract (request-finished signals, access log).
+    """
+
+    def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        result = app(environ, start_response)
+        if environ.get("REQUEST_METHOD") != "HEAD":
+            return result
+        if hasattr(result, "close"):
+            result.close()
+        return []
+
+    return application
 
 
 _ADDRESS = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b|[0-9A-Fa-f]*:[0-9A-Fa-f:]*:[0-9A-Fa-f.]*")
@@ -57,6 +76,8 @@ class PrivacyFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:  # start-up and worker lines: the listening address stays
+            return True
         message = record.getMessage()
         message = _ADDRESS.sub(_network, message)
         record.msg = _QUERY.sub(lambda match: "?" + redact_query(match.group(1)), message)
