@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gevent
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, QueryDict
 from django.views.decorators.csrf import csrf_exempt
+from gevent import monkey
 
 from catalog import runtime
 from catalog.runtime import get_catalog
@@ -48,6 +50,23 @@ def _too_busy(retry_after: int) -> HttpResponse:
     )
 
 
+# How long a request waits at most for the others its worker has received to catch up.
+_CATCH_UP_SECONDS = 0.005
+
+
+def _yield_to_received_requests() -> None:
+    """Let the requests this worker has already received run up to the limit too (gevent workers only).
+
+    A gevent worker runs one request until it waits for the network, and a
+    view never does: without this, two requests of one client would never be
+    seen in flight together. Waiting for the event loop to be idle (5 ms at
+    most, under a flood) lets every received request start and count itself.
+    """
+    if monkey.is_module_patched("socket"):
+        with gevent.Timeout(_CATCH_UP_SECONDS, False):
+            gevent.idle()
+
+
 @csrf_exempt
 def endpoint(request: HttpRequest) -> HttpResponse:
     config = settings.SVC
@@ -56,6 +75,9 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     if in_flight is None:
         return _too_busy(1)
     try:
+        # Let the other requests this worker has already received run up to here first: under
+        # gevent a view never yields by itself, so without this no request would ever see another.
+        _yield_to_received_requests()
         if in_flight > 1:  # only requests overlapping another of the same client pay the rate limit
             decision = TokenBucket(
                 store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
