@@ -216,3 +216,83 @@ def test_forwarded_proto_follows_trusted_proxy_hops(hops: str, scheme: str):
         assert canonical.startswith(f"{scheme}://svc.example.org/")
     finally:
         stop_server(server)
+
+
+# --- 6. the page cache counts what entries really cost -----------------------------------
+
+
+def test_cache_accounting_covers_what_long_keys_really_cost():
+    """The attack's shape (2 KB keys, 130-byte bodies): the accounting must not undercount memory."""
+    import tracemalloc
+
+    from catalog.domain.memo import BytesLRU
+
+    budget = 1 << 20
+    cache = BytesLRU(budget)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for number in range(20_000):
+            cache.get_or_render((("verb", ("GetRecord",)), ("identifier", (f"{number:08d}" + "x" * 2000,))), bytes)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert cache.size <= budget
+    assert held <= cache.size + 64 * 1024  # what the cache says it holds is what it holds
+
+
+@pytest.mark.slow  # 100,000 requests through the protocol: about a minute on a busy machine
+def test_oai_responses_stay_within_budget_under_100000_distinct_long_queries():
+    from catalog.domain.loader import load_catalog
+    from oaipmh import protocol
+    from oaipmh.protocol import OaiSettings
+
+    catalog = load_catalog(CORPUS_DIR)
+    settings = OaiSettings("https://example.org/oai", "Test", "a@example.org", "example.org", 100)
+    cache = protocol._responses
+    for number in range(100_000):
+        identifier = f"oai:example.org:{number:08d}/" + "z" * 1800  # well-formed, distinct, idDoesNotExist
+        protocol.respond(
+            {"verb": ["GetRecord"], "metadataPrefix": ["oai_dc"], "identifier": [identifier]}, catalog, settings
+        )
+    assert cache.size <= cache.max_bytes
+    # Malformed requests are answered, never cached.
+    count = len(cache)
+    for number in range(1000):
+        protocol.respond({"verb": ["GetRecord"], "junk": [str(number)]}, catalog, settings)
+    assert len(cache) == count
+    # Argument order does not make a new entry.
+    protocol.respond({"metadataPrefix": ["oai_dc"], "verb": ["ListSets"]}, catalog, settings)
+    count = len(cache)
+    protocol.respond({"verb": ["ListSets"], "metadataPrefix": ["oai_dc"]}, catalog, settings)
+    assert len(cache) == count
+
+
+# --- 8. forged resumption tokens ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("cursor", -50), ("cursor", 0), ("cursor", 5000), ("project", -1), ("record", -3), ("complete_list_size", -1)],
+)
+def test_forged_tokens_with_out_of_range_fields_are_refused(field: str, value: int):
+    """The checksum key (the data version) is public, so a forged token checks out; its fields must not."""
+    from dataclasses import replace
+
+    from oaipmh import tokens
+
+    version = "0123456789abcdef0123"
+    good = tokens.ListState("ListRecords", "oai_dc", None, None, None, 1, 0, 100, 4283)
+    assert tokens.decode(tokens.encode(good, version), "ListRecords", version) == good
+    forged = tokens.encode(replace(good, **{field: value}), version)
+    with pytest.raises(tokens.BadResumptionToken):
+        tokens.decode(forged, "ListRecords", version)
+
+
+def test_a_forged_token_is_a_bad_resumption_token_over_http(strict_server):
+    from oaipmh import tokens
+
+    version = fetch(strict_server.base_url + "/projects")[2]["X-Data-Version"]
+    forged = tokens.encode(tokens.ListState("ListRecords", "oai_dc", None, None, None, 0, 0, -50, 4283), version)
+    status, body, _ = fetch(strict_server.base_url + OAI + f"?verb=ListRecords&resumptionToken={forged}")
+    assert status == 200 and error_codes(body) == ["badResumptionToken"]
