@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from lxml import etree
@@ -50,7 +51,10 @@ def parse_valid(body: bytes) -> etree._Element:
 
 def oai(client, method: str = "get", **arguments: Any) -> etree._Element:
     """One OAI-PMH request through Django; asserts HTTP 200, the content type and validity."""
-    response = getattr(client, method)(OAI_PATH, arguments)
+    if method == "post":  # OAI-PMH POST is a urlencoded form (multipart is refused)
+        response = client.post(OAI_PATH, urlencode(arguments), "application/x-www-form-urlencoded")
+    else:
+        response = getattr(client, method)(OAI_PATH, arguments)
     assert response.status_code == 200, response.content[:500]
     assert response["Content-Type"] == "text/xml; charset=utf-8"
     return parse_valid(response.content)
