@@ -48,7 +48,11 @@ DEFAULT_REPOSITORY_IDENTIFIER = "dasch.swiss"
 BASELINE_BYTES_PATH = "/bench-baseline/bytes/{size}"
 RECORDS_SUFFIX = "-records.json"
 # Throttling would measure the rate limiter, not the service.
-UNTHROTTLED = {"SVC_OAI_RATE_LIMIT_PER_SECOND": "1000000000", "SVC_OAI_RATE_LIMIT_BURST": "1000000000"}
+UNTHROTTLED = {
+    "SVC_OAI_RATE_LIMIT_PER_SECOND": "1000000000",
+    "SVC_OAI_RATE_LIMIT_BURST": "1000000000",
+    "SVC_OAI_MAX_CONCURRENT": "1000000000",
+}
 
 # wrk reports through this script: exact percentiles in microseconds, as one JSON line.
 WRK_REPORT_LUA = """
