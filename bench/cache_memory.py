@@ -6,7 +6,7 @@
 Starts `svc serve --workers 1` (one worker, so every request lands in the
 process measured; limits out of reach, as in run.py), sends ``--requests``
 distinct URLs over keep-alive connections — half OAI ``GetRecord`` with a
-2 KB identifier (well-formed, so cacheable), half ``/projects?q=`` with a
+1.9 KB identifier (well-formed, so cacheable), half ``/projects?q=`` with a
 distinct 400-character search text — and reports the worker's RSS before and
 after, and its growth against the budget of the two rendered-response caches
 (OAI responses and pages, 16 MiB each).
@@ -35,7 +35,7 @@ CACHES = 2  # oaipmh.protocol's responses, and the served catalogue's pages
 
 def path(number: int) -> str:
     if number % 2:
-        identifier = quote(f"oai:dasch.swiss:{number:09d}/" + "i" * 2000, safe="")
+        identifier = quote(f"oai:dasch.swiss:{number:09d}/" + "i" * 1900, safe="")
         return f"/dpe/oai?verb=GetRecord&metadataPrefix=oai_dc&identifier={identifier}"
     return "/projects?q=" + quote(f"{number:09d} " + "q" * 390, safe="")
 
