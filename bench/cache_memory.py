@@ -27,8 +27,8 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.run import SVC, UNTHROTTLED, free_port, memory, running  # noqa: E402
-from catalog.domain.memo import PAGE_CACHE_BYTES  # noqa: E402
+from bench.run import SVC, UNTHROTTLED, free_port, memory, running
+from catalog.domain.memo import PAGE_CACHE_BYTES
 
 CACHES = 2  # oaipmh.protocol's responses, and the served catalogue's pages
 
@@ -75,9 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}",
         "RUST_LOG": "warn",
     }
-    with tempfile.TemporaryDirectory() as log_dir, running(
-        "svc", [str(SVC), "serve", "--workers=1"], port, env, Path(log_dir)
-    ) as svc:
+    with (
+        tempfile.TemporaryDirectory() as log_dir,
+        running("svc", [str(SVC), "serve", "--workers=1"], port, env, Path(log_dir)) as svc,
+    ):
         for number in range(-200, 0):  # warm: first renders, templates, search index
             send(svc.base_url, range(number, number + 1), {}, threading.Lock())
         before = worker_rss(svc.process.pid)
