@@ -51,7 +51,7 @@ def _too_busy(retry_after: int) -> HttpResponse:
 
 
 # How long a request waits at most for the others its worker has received to catch up.
-_CATCH_UP_SECONDS = 0.005
+_CATCH_UP_SECONDS = 0.001
 
 
 def _yield_to_received_requests() -> None:
@@ -59,7 +59,7 @@ def _yield_to_received_requests() -> None:
 
     A gevent worker runs one request until it waits for the network, and a
     view never does: without this, two requests of one client would never be
-    seen in flight together. Waiting for the event loop to be idle (5 ms at
+    seen in flight together. Waiting for the event loop to be idle (1 ms at
     most, under a flood) lets every received request start and count itself.
     """
     if monkey.is_module_patched("socket"):
