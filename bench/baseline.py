@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run a baseline app under exactly the gunicorn settings of `svc serve`.
 
-    python bench/baseline.py {wsgi,django} --bind HOST:PORT [--workers N] [--threads N]
+    python bench/baseline.py {wsgi,django} --bind HOST:PORT [--workers N]
 
 ``wsgi``: a minimal WSGI app answering ``GET /healthz`` the way svc does (200,
 empty body), the floor for svc's /healthz. ``django``: svc's Django settings
@@ -45,10 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("kind", choices=("wsgi", "django"))
     parser.add_argument("--bind", required=True, help="HOST:PORT")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=4)
     args = parser.parse_args(argv)
     app = healthz_app if args.kind == "wsgi" else django_app()
-    GunicornServer(lambda: app, gunicorn_options(args.bind, args.workers, args.threads)).run()
+    GunicornServer(lambda: app, gunicorn_options(args.bind, args.workers)).run()
     return 0
 
 

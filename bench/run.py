@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark `svc serve` under concurrent load, against baselines under the same gunicorn settings.
 
-    python bench/run.py --data-dir DIR [--workers 2] [--threads 4] [--duration 5] [--json FILE]
+    python bench/run.py --data-dir DIR [--workers 2] [--duration 5] [--json FILE]
 
 Starts `svc serve` on 127.0.0.1 (a free port) on the chosen data directory and
 measures, with wrk, requests/s and p50/p99 latency of each scenario, the
@@ -48,7 +48,11 @@ DEFAULT_REPOSITORY_IDENTIFIER = "dasch.swiss"
 BASELINE_BYTES_PATH = "/bench-baseline/bytes/{size}"
 RECORDS_SUFFIX = "-records.json"
 # Throttling would measure the rate limiter, not the service.
-UNTHROTTLED = {"SVC_OAI_RATE_LIMIT_PER_SECOND": "1000000000", "SVC_OAI_RATE_LIMIT_BURST": "1000000000"}
+UNTHROTTLED = {
+    "SVC_OAI_RATE_LIMIT_PER_SECOND": "1000000000",
+    "SVC_OAI_RATE_LIMIT_BURST": "1000000000",
+    "SVC_OAI_MAX_CONCURRENT": "1000000000",
+}
 
 # wrk reports through this script: exact percentiles in microseconds, as one JSON line.
 WRK_REPORT_LUA = """
@@ -413,7 +417,7 @@ def measure(args: argparse.Namespace, wrk: Wrk, log_dir: Path) -> dict[str, Any]
         "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}",
         "RUST_LOG": args.log_level,
     }
-    command = [str(SVC), "serve", f"--workers={args.workers}", f"--threads={args.threads}"]
+    command = [str(SVC), "serve", f"--workers={args.workers}"]
     with ExitStack() as servers:
         svc = servers.enter_context(running("svc", command, port, env, log_dir))
         print(f"svc serve: first 200 on /healthz after {svc.startup_seconds:.2f} s", file=sys.stderr)
@@ -453,7 +457,6 @@ class Baselines:
                 kind,
                 f"--bind=127.0.0.1:{port}",
                 f"--workers={self.args.workers}",
-                f"--threads={self.args.threads}",
             ]
             env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "RUST_LOG": self.args.log_level}
             server = running(f"baseline-{kind}", command, port, env, self.log_dir)
@@ -492,7 +495,7 @@ def measure_scenario(scenario: Scenario, targets: Targets, svc: Server, baseline
 
 def report(run: dict[str, Any]) -> str:
     lines = [
-        f"svc serve on {run['data_dir']}: {run['workers']} workers x {run['threads']} threads; "
+        f"svc serve on {run['data_dir']}: {run['workers']} gevent workers; "
         f"wrk {run['wrk_threads']} threads, {run['connections']} connections, {run['duration']} s per scenario"
         f" (median of {run['rounds']})",
         f"start-up (process start to first 200 on /healthz): {run['startup_seconds']:.2f} s",
@@ -562,7 +565,6 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True, help="data directory to serve")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (default 2)")
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker (default 4, as svc serve)")
     parser.add_argument("--duration", type=int, default=5, help="seconds of load per scenario (default 5)")
     parser.add_argument("--warmup", type=int, default=1, help="seconds of unmeasured load first (default 1; 0: none)")
     parser.add_argument(
@@ -615,7 +617,6 @@ def main(argv: list[str] | None = None) -> int:
         run: dict[str, Any] = {
             "data_dir": str(args.data_dir),
             "workers": args.workers,
-            "threads": args.threads,
             "wrk_threads": args.wrk_threads,
             "connections": args.connections,
             "duration": args.duration,

@@ -17,7 +17,7 @@ from typing import Any
 from django.conf import settings
 
 from catalog.domain import ledger
-from catalog.domain.loader import load_catalog
+from catalog.domain.loader import load_catalog, shrinkage
 from catalog.domain.model import Catalog
 
 logger = logging.getLogger("catalog")
@@ -108,10 +108,12 @@ def with_ledger(catalog: Catalog) -> Catalog:
 def reload() -> bool:
     """Re-read the data directory; keep serving the current data if the new set is broken.
 
-    Broken means: the directory is missing or unreadable, or a file (or
+    Broken means: the directory is missing or unreadable, a file (or
     entity kind) that loaded before now has a problem — typically a file
-    caught half-copied, which would silently drop what it holds. Problems the
-    current data already had do not block a reload.
+    caught half-copied, which would silently drop what it holds — or a type
+    lost all its items or more than ``SVC_RELOAD_MAX_SHRINK`` of them (a
+    directory removed or emptied by mistake). Problems the current data
+    already had do not block a reload.
     """
     serving = _current.data_version if _current else None
     try:
@@ -126,6 +128,16 @@ def reload() -> bool:
             "reload refused: %s could not be loaded; still serving data version %s", ", ".join(new_problems), serving
         )
         return False
+    losses = shrinkage(_current.counts(), catalog.counts(), settings.SVC.reload_max_shrink) if _current else []
+    if losses:
+        logger.error(
+            "reload refused: it would lose %s (SVC_RELOAD_MAX_SHRINK=%s); still serving data version %s",
+            ", ".join(losses),
+            settings.SVC.reload_max_shrink,
+            serving,
+        )
+        return False
     install(catalog)
-    logger.info("reloaded data version %s (was %s)", catalog.data_version, serving)
+    counts = ", ".join(f"{count} {kind}" for kind, count in catalog.counts().items())
+    logger.info("reloaded data version %s (was %s): %s", catalog.data_version, serving, counts)
     return True

@@ -101,15 +101,41 @@ MAX_KEY_LENGTH = 2048  # requests with longer arguments are not cached
 
 
 def respond(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: OaiSettings) -> bytes:
-    """The complete response body for one request."""
-    key = tuple((name, tuple(values)) for name, values in arguments.items())
-    if sum(len(name) + sum(map(len, values)) for name, values in key) <= MAX_KEY_LENGTH:
+    """The complete response body for one request.
+
+    Cached by the arguments in name order (``?a=1&b=2`` and ``?b=2&a=1`` are
+    one request); malformed requests (badVerb, badArgument) are answered
+    without being cached, so that junk arguments cannot push out real pages.
+    """
+    key = tuple(sorted((name, tuple(values)) for name, values in arguments.items()))
+    if sum(len(name) + sum(map(len, values)) for name, values in key) <= MAX_KEY_LENGTH and _well_formed(arguments):
         rest = _responses.get_or_render(
             (catalog.data_version, config, key), lambda: _render(arguments, catalog, config)
         )
     else:
         rest = _render(arguments, catalog, config)
+    return _dated(rest)
+
+
+def bad_argument(message: str, config: OaiSettings) -> bytes:
+    """A complete badArgument response, for a request whose arguments could not even be read."""
+    return _dated(_response(_request_element(config), _errors((OaiError("badArgument", message),))))
+
+
+def _dated(rest: bytes) -> bytes:
+    """The whole response: the head with this second's responseDate, then ``rest``."""
     return b"".join((XML_HEAD, b"<responseDate>", now_datestamp().encode(), b"</responseDate>\n", rest))
+
+
+def _well_formed(arguments: Mapping[str, Sequence[str]]) -> bool:
+    verbs = arguments.get("verb") or []
+    if len(verbs) != 1 or verbs[0] not in VERBS:
+        return False
+    try:
+        check_arguments(verbs[0], arguments)
+    except ProtocolError:
+        return False
+    return True
 
 
 def _render(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: OaiSettings) -> bytes:

@@ -1,4 +1,4 @@
-"""Per-client rate limit of the OAI-PMH endpoint (SPEC §5.5): a token bucket per client.
+"""Per-client limits of the OAI-PMH endpoint (SPEC §5.5): requests in flight, and a token bucket.
 
 Each client may make ``burst`` requests at once and ``rate`` per second
 sustained. The bucket is kept in GCRA form, the token bucket's arithmetic
@@ -108,6 +108,37 @@ class TokenBucket:
         wait = self.store.take(client, self.interval, self.tolerance)
         return Decision(True) if wait <= 0 else Decision(False, max(1, math.ceil(wait - _EPSILON)))
 
+
+class ConcurrencyLimit:
+    """Requests of one client in flight in this process, at most ``limit`` at once.
+
+    The rate limit applies only to requests that overlap another of the same
+    client, so a harvester that waits for each answer before asking again is
+    never refused, however fast it is; a client opening many requests at once
+    is refused the ones beyond ``limit`` and pays the rate limit on the others.
+    """
+
+    def __init__(self) -> None:
+        self._in_flight: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def enter(self, client: str, limit: int) -> int | None:
+        """Count one more request of ``client``: how many it now has in flight, or None if over ``limit``."""
+        with self._lock:
+            count = self._in_flight.get(client, 0) + 1
+            if count > limit:
+                return None
+            self._in_flight[client] = count
+            return count
+
+    def leave(self, client: str) -> None:
+        with self._lock:
+            count = self._in_flight.pop(client) - 1
+            if count:
+                self._in_flight[client] = count
+
+
+in_flight = ConcurrencyLimit()
 
 _stores: dict[str | None, BucketStore] = {}
 _stores_lock = threading.Lock()

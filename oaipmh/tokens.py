@@ -5,6 +5,9 @@ position of its first item, the cursor and the list size), so any process
 serving the same data continues the list, across restarts and replicas, and
 no server keeps state. It ends in a checksum keyed with the data version: a
 token from other data, or a damaged one, is refused (badResumptionToken).
+The checksum is no secret (the data version is public), so every field is
+also bounds-checked: a hand-made token can only name a position a harvester
+could reach anyway, never a negative cursor or one past the list's end.
 Each token of a list differs from the others: the position and cursor grow.
 """
 
@@ -23,6 +26,9 @@ _SEPARATOR = "|"  # in neither a metadataPrefix nor a setSpec
 _CHECKSUM_SIZE = 8
 _VERSION_PREFIX = 8  # characters of the data version kept in clear, to say why a token is refused
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{1,512}")
+# Fields are checked by their digits, not by int(), which also takes "+1", " 1", "1_0" and non-ASCII digits.
+_COUNT_RE = re.compile(r"[0-9]{1,15}")
+_SECONDS_RE = re.compile(r"-?[0-9]{1,15}")
 
 
 class BadResumptionToken(ValueError):
@@ -87,17 +93,23 @@ def decode(token: str, verb: str, data_version: str) -> ListState:
     if fields[1] != VERB_CODES.get(verb):
         raise BadResumptionToken(f"this resumptionToken does not belong to {verb}")
     _, _, _, prefix, set_spec, low, high, project, record, cursor, size = fields
-    try:
-        return ListState(
-            verb=verb,
-            metadata_prefix=prefix,
-            set_spec=set_spec or None,
-            low=int(low) if low else None,
-            high=int(high) if high else None,
-            project=int(project),
-            record=int(record),
-            cursor=int(cursor),
-            complete_list_size=int(size),
-        )
-    except ValueError:
-        raise BadResumptionToken("the resumptionToken is damaged") from None
+    if not (
+        all(_COUNT_RE.fullmatch(value) for value in (project, record, cursor, size))
+        and all(not value or _SECONDS_RE.fullmatch(value) for value in (low, high))
+    ):
+        raise BadResumptionToken("the resumptionToken is damaged")
+    state = ListState(
+        verb=verb,
+        metadata_prefix=prefix,
+        set_spec=set_spec or None,
+        low=int(low) if low else None,
+        high=int(high) if high else None,
+        project=int(project),
+        record=int(record),
+        cursor=int(cursor),
+        complete_list_size=int(size),
+    )
+    # A token is only ever issued for a page that is not the first and not past the end.
+    if not 0 < state.cursor < state.complete_list_size:
+        raise BadResumptionToken("the resumptionToken is damaged")
+    return state

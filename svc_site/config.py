@@ -57,6 +57,7 @@ class Config:
     oai_page_size: int
     oai_rate_limit_per_second: float
     oai_rate_limit_burst: int
+    oai_max_concurrent: int
     oai_repository_name: str
     oai_admin_email: str
     oai_repository_identifier: str
@@ -73,6 +74,7 @@ class Config:
     output_name: str
     env: str
     workers: int
+    reload_max_shrink: float
     allowed_hosts: tuple[str, ...]
     http_max_age: int
     http_stale_while_revalidate: int
@@ -149,6 +151,12 @@ class _Reader:
 
     def items(self, name: str, default: list[str]) -> list[str]:
         return [item.strip() for item in self._get(self._env.list, name, default) if item.strip()]
+
+
+def _share(name: str, value: float) -> float:
+    if value > 1:
+        raise ConfigError(f"{name}: expected a share between 0 and 1, got {value}")
+    return value
 
 
 @overload
@@ -243,6 +251,7 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         oai_page_size=read.integer("SVC_OAI_PAGE_SIZE", 100, minimum=1),
         oai_rate_limit_per_second=read.number("SVC_OAI_RATE_LIMIT_PER_SECOND", 1.0),
         oai_rate_limit_burst=read.integer("SVC_OAI_RATE_LIMIT_BURST", 60, minimum=1),
+        oai_max_concurrent=read.integer("SVC_OAI_MAX_CONCURRENT", 4, minimum=1),
         oai_repository_name=read.text("SVC_OAI_REPOSITORY_NAME", "DaSCH Service Platform Repository"),
         oai_admin_email=_oai_admin_email(read.text("SVC_OAI_ADMIN_EMAIL", "info@dasch.swiss")),
         oai_repository_identifier=_oai_repository_identifier(read.text("SVC_OAI_REPOSITORY_IDENTIFIER", "dasch.swiss")),
@@ -264,5 +273,6 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         allowed_hosts=tuple(read.items("SVC_ALLOWED_HOSTS", ["*"])),
         http_max_age=read.integer("SVC_HTTP_MAX_AGE", 60, minimum=0),
         http_stale_while_revalidate=read.integer("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0),
+        reload_max_shrink=_share("SVC_RELOAD_MAX_SHRINK", read.number("SVC_RELOAD_MAX_SHRINK", 0.5)),
     )
     return config, read.names

@@ -26,6 +26,8 @@ class RequestContextFilter(logging.Filter):
 
     Django passes the whole ``HttpRequest`` as ``extra`` on its request log
     lines; written out it would carry the raw query string and headers.
+    Django's security lines (bad Host header, too many fields) are bad input,
+    not server faults: they become one WARNING without the traceback.
     """
 
     def __init__(self, with_trace_ids: bool) -> None:
@@ -38,6 +40,10 @@ class RequestContextFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.__dict__.pop("request", None)
+        if record.name.startswith("django.security."):
+            # A forged Host header or a malformed body is the client's error: one line, no traceback.
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
         if self._current_span is not None:
             context = self._current_span().get_span_context()
             if context.is_valid:

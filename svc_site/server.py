@@ -7,6 +7,7 @@ import ctypes
 import gc
 import logging
 import os
+import re
 import socket
 from collections.abc import Callable
 from typing import Any
@@ -14,8 +15,12 @@ from typing import Any
 from gunicorn.app.base import BaseApplication
 from gunicorn.glogging import Logger
 
+from svc_site.privacy import anonymize, redact_query
+
 # Worker heartbeat files live in memory: the image's filesystem is read-only and /tmp may be too.
 WORKER_TMP_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# Connections one worker holds at once (idle, slow or busy); beyond it the kernel's accept queue waits.
+WORKER_CONNECTIONS = 1000
 
 
 class GunicornServer(BaseApplication):
@@ -31,7 +36,54 @@ class GunicornServer(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        return self._load_app()
+        return without_head_bodies(self._load_app())
+
+
+def without_head_bodies(app: Callable[..., Any]) -> Callable[..., Any]:
+    """Answer HEAD with the headers of GET and no body.
+
+    Django renders the GET body for HEAD too; gunicorn drops it, but logs a
+    warning for every HEAD request. Closing the app's iterable keeps its
+    ``close()`` contract (request-finished signals, access log).
+    """
+
+    def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        result = app(environ, start_response)
+        if environ.get("REQUEST_METHOD") != "HEAD":
+            return result
+        if hasattr(result, "close"):
+            result.close()
+        return []
+
+    return application
+
+
+_ADDRESS = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b|[0-9A-Fa-f]*:[0-9A-Fa-f:]*:[0-9A-Fa-f.]*")
+_QUERY = re.compile(r"\?([^\s'\"]*)")
+
+
+def _network(match: re.Match[str]) -> str:
+    """An IP address cut to its network; anything else the pattern caught (a time, say) unchanged."""
+    network = anonymize(match.group())
+    return match.group() if network == "-" else network
+
+
+class PrivacyFilter(logging.Filter):
+    """gunicorn's own lines with client addresses cut to their network and query values redacted.
+
+    gunicorn writes the peer address and the raw request line into its
+    warnings ("Invalid request from ip=…: 'GET /projects?q=…'"); svc's own
+    lines already go through :mod:`svc_site.privacy`, these get the same.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:  # start-up and worker lines: the listening address stays
+            return True
+        message = record.getMessage()
+        message = _ADDRESS.sub(_network, message)
+        record.msg = _QUERY.sub(lambda match: "?" + redact_query(match.group(1)), message)
+        record.args = ()
+        return True
 
 
 class GunicornLogger(Logger):
@@ -44,6 +96,7 @@ class GunicornLogger(Logger):
                 log.removeHandler(handler)
             log.propagate = True
             log.setLevel(logging.NOTSET)
+            log.addFilter(PrivacyFilter())
 
 
 def freeze_heap(_server: Any, _worker: Any) -> None:
@@ -75,15 +128,25 @@ def check_address_free(host: str, port: int) -> None:
         probe.bind((host, port))
 
 
-def gunicorn_options(bind: str, workers: int, threads: int) -> dict[str, Any]:
-    """The settings both svc and the benchmark baseline run under."""
+def gunicorn_options(bind: str, workers: int, trusted_proxy_hops: int = 0) -> dict[str, Any]:
+    """The settings both svc and the benchmark baseline run under.
+
+    gevent workers: each connection is a greenlet, not a thread, so clients
+    that send their headers or body slowly (or never finish) cost a socket
+    and a little memory each instead of starving the workers (docs/reliability.md).
+
+    ``X-Forwarded-Proto`` is believed exactly when ``X-Forwarded-For`` is
+    (``SVC_TRUSTED_PROXY_HOPS`` above 0), from whichever peer: svc cannot
+    know the proxy's address, only how many proxies there are.
+    """
     return {
         "bind": bind,
         "workers": workers,
-        "worker_class": "gthread",
-        "threads": threads,
+        "worker_class": "svc_site.gevent_worker.GeventWorker",
+        "worker_connections": WORKER_CONNECTIONS,
         "preload_app": True,
         "keepalive": 5,
+        "forwarded_allow_ips": "*" if trusted_proxy_hops else "",
         "graceful_timeout": 30,
         "timeout": 60,
         # svc writes its own access line (svc_site.middleware), with route and client behind proxies.

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from lxml import etree
@@ -50,7 +54,10 @@ def parse_valid(body: bytes) -> etree._Element:
 
 def oai(client, method: str = "get", **arguments: Any) -> etree._Element:
     """One OAI-PMH request through Django; asserts HTTP 200, the content type and validity."""
-    response = getattr(client, method)(OAI_PATH, arguments)
+    if method == "post":  # OAI-PMH POST is a urlencoded form (multipart is refused)
+        response = client.post(OAI_PATH, urlencode(arguments), "application/x-www-form-urlencoded")
+    else:
+        response = getattr(client, method)(OAI_PATH, arguments)
     assert response.status_code == 200, response.content[:500]
     assert response["Content-Type"] == "text/xml; charset=utf-8"
     return parse_valid(response.content)
@@ -155,3 +162,17 @@ def load(root: Path, files: dict[str, Any]) -> Catalog:
 
 def iter_records(document: etree._Element) -> Iterator[etree._Element]:
     yield from document.xpath("//o:record", namespaces=NS)
+
+
+@contextlib.contextmanager
+def request_in_flight(base_url: str) -> Iterator[None]:
+    """One OAI request of this client held open: a form body announced and not sent yet."""
+    host, port = base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(
+            f"POST {OAI_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            "Content-Length: 13\r\n\r\nverb=".encode()
+        )
+        time.sleep(0.5)  # the view has started and waits for the rest of the body
+        yield
+        sock.sendall(b"Identify")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import subprocess
@@ -15,7 +16,7 @@ from catalog.domain.loader import load_catalog
 from oaipmh import ratelimit
 from oaipmh.ratelimit import LocalStore, TokenBucket
 from tests.conftest import CORPUS_DIR, free_port, start_server, stop_server
-from tests.oai_support import OAI_PATH, config, parse_valid
+from tests.oai_support import OAI_PATH, config, parse_valid, request_in_flight
 
 
 class Clock:
@@ -56,13 +57,19 @@ def corpus():
 
 @pytest.fixture
 def throttled(settings, corpus):
+    """A tight rate limit, and for each test client one more request in flight, so that the limit applies."""
     from catalog import runtime
 
     previous = runtime._current
     runtime.install(corpus)
     settings.SVC = config(oai_rate_limit_per_second=0.01, oai_rate_limit_burst=3)
     ratelimit._stores.clear()  # a fresh in-process bucket for every test
+    overlapping = ("192.0.2.1", "192.0.2.2", "198.51.100.1", "198.51.100.2", "127.0.0.1")
+    for client in overlapping:
+        ratelimit.in_flight.enter(client, 100)
     yield settings
+    for client in overlapping:
+        ratelimit.in_flight.leave(client)
     ratelimit._stores.clear()
     runtime.install(previous)
 
@@ -76,7 +83,8 @@ def test_the_endpoint_answers_503_with_retry_after_over_the_limit(client, thrott
     assert refused.status_code == 503
     assert refused["Retry-After"].isdigit() and int(refused["Retry-After"]) >= 1
     # POST counts too, and another client is not affected.
-    assert client.post(OAI_PATH, {"verb": "Identify"}, REMOTE_ADDR="192.0.2.1").status_code == 503
+    form = "application/x-www-form-urlencoded"
+    assert client.post(OAI_PATH, "verb=Identify", form, REMOTE_ADDR="192.0.2.1").status_code == 503
     assert client.get(OAI_PATH, {"verb": "Identify"}, REMOTE_ADDR="192.0.2.2").status_code == 200
 
 
@@ -136,15 +144,24 @@ def status(url: str) -> tuple[int, str | None]:
 
 
 def test_replicas_share_the_limit_through_redis(redis_url):
-    env = {"SVC_CACHE_URL": redis_url, "SVC_OAI_RATE_LIMIT_PER_SECOND": "0.01", "SVC_OAI_RATE_LIMIT_BURST": "4"}
+    env = {
+        "SVC_CACHE_URL": redis_url,
+        "SVC_OAI_RATE_LIMIT_PER_SECOND": "0.01",
+        "SVC_OAI_RATE_LIMIT_BURST": "5",
+        "SVC_WORKERS": "1",
+    }
     replicas = [start_server(CORPUS_DIR, env), start_server(CORPUS_DIR, env)]
     try:
         urls = [replica.base_url + OAI_PATH + "?verb=Identify" for replica in replicas]
-        # Four requests in all, alternating between the replicas, use up the one shared bucket.
-        assert [status(urls[n % 2])[0] for n in range(4)] == [200, 200, 200, 200]
-        for url in urls:
-            code, retry_after = status(url)
-            assert code == 503 and retry_after is not None and int(retry_after) >= 1
+        # Only requests that overlap another of the same client pay; hold one open on each replica.
+        with contextlib.ExitStack() as held:
+            for replica in replicas:
+                held.enter_context(request_in_flight(replica.base_url))
+            # Five requests in all, alternating between the replicas, use up the one shared bucket.
+            assert [status(urls[n % 2])[0] for n in range(5)] == [200] * 5
+            for url in urls:
+                code, retry_after = status(url)
+                assert code == 503 and retry_after is not None and int(retry_after) >= 1
     finally:
         for replica in replicas:
             stop_server(replica)
@@ -157,3 +174,42 @@ def test_concurrent_requests_of_one_client_are_counted_exactly():
     with ThreadPoolExecutor(max_workers=8) as pool:
         decisions = list(pool.map(lambda _: bucket.take("harvester").allowed, range(100)))
     assert decisions.count(True) == 25
+
+
+# --- real harvesters with the default limits -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def default_limits_server():
+    server = start_server(CORPUS_DIR)  # SVC_OAI_* limits at their defaults
+    yield server
+    stop_server(server)
+
+
+def test_sickle_with_default_settings_harvests_the_whole_corpus(default_limits_server):
+    from sickle import Sickle
+
+    harvester = Sickle(default_limits_server.base_url + OAI_PATH)  # no retries
+    for prefix in ("oai_dc", "oai_datacite"):
+        identifiers = [record.header.identifier for record in harvester.ListRecords(metadataPrefix=prefix)]
+        assert len(identifiers) == len(set(identifiers)) == 4283, prefix
+
+
+def test_scythe_with_default_settings_harvests_the_whole_corpus(default_limits_server):
+    from oaipmh_scythe import Scythe
+
+    with Scythe(default_limits_server.base_url + OAI_PATH) as harvester:  # max_retries=0
+        for prefix in ("oai_dc", "oai_datacite"):
+            headers = [header.identifier for header in harvester.list_identifiers(metadata_prefix=prefix)]
+            records = [record.header.identifier for record in harvester.list_records(metadata_prefix=prefix)]
+            assert len(set(headers)) == len(records) == 4283, prefix
+
+
+def test_a_client_with_twenty_requests_in_flight_is_throttled(default_limits_server):
+    from concurrent.futures import ThreadPoolExecutor
+
+    url = default_limits_server.base_url + OAI_PATH + "?verb=ListRecords&metadataPrefix=oai_datacite"
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        codes = list(pool.map(lambda _: status(url)[0], range(200)))
+    assert codes.count(503) > 0 and codes.count(200) > 0
+    assert set(codes) == {200, 503}

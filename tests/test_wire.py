@@ -13,7 +13,7 @@ from django.test import RequestFactory
 from catalog.web import wire
 from tests.conftest import CORPUS_DIR, Server, start_server, stop_server
 from tests.http_support import fetch, head_and_get, same_headers
-from tests.oai_support import HIGH_LIMITS_ENV, OAI_PATH
+from tests.oai_support import HIGH_LIMITS_ENV, OAI_PATH, request_in_flight
 
 PAGE = "/projects/0803"
 OAI_LIST = f"{OAI_PATH}?verb=ListRecords&metadataPrefix=oai_datacite"
@@ -164,10 +164,10 @@ def test_cache_control_fits_the_response(server, path, cache_control):
 
 
 def test_rate_limited_oai_answers_are_not_stored():
-    running = start_server(CORPUS_DIR, {"SVC_OAI_RATE_LIMIT_PER_SECOND": "0.001", "SVC_OAI_RATE_LIMIT_BURST": "1"})
+    running = start_server(CORPUS_DIR, {"SVC_OAI_MAX_CONCURRENT": "1", "SVC_WORKERS": "1"})
     try:
-        fetch(running.base_url, f"{OAI_PATH}?verb=Identify")
-        limited = fetch(running.base_url, f"{OAI_PATH}?verb=Identify")
+        with request_in_flight(running.base_url):  # the client's one allowed request is still running
+            limited = fetch(running.base_url, f"{OAI_PATH}?verb=Identify")
     finally:
         stop_server(running)
     assert limited.status == 503 and limited.headers["cache-control"] == "no-store"

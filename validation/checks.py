@@ -29,6 +29,8 @@ from catalog.domain.loader import (
     check_data_dir,
     iter_json_array,
     json_files,
+    load_catalog,
+    shrinkage,
 )
 from catalog.domain.model import is_placeholder
 from catalog.domain.temporal import chronontology_period_id, resolve
@@ -260,6 +262,8 @@ class _Validation:
                 yield (position if is_array else None), value
         except ValueError as error:
             self.add(self.relative(path), "$", Check.FILE, f"not valid JSON: {error}")
+        except RecursionError:
+            self.add(self.relative(path), "$", Check.FILE, "not valid JSON: nested too deeply")
 
     def schema_findings(self, kind: str, file: str, index: int | None, value: Any) -> None:
         for parts, message in self.schemas.errors(kind, value):
@@ -284,6 +288,9 @@ class _Validation:
             value = json.loads(text) if text is not None else {}
         except ValueError as error:
             self.add(name, "$", Check.FILE, f"not valid JSON: {error}")
+            return {}
+        except RecursionError:
+            self.add(name, "$", Check.FILE, "not valid JSON: nested too deeply")
             return {}
         self.schema_findings(kind, name, None, value)
         return value if isinstance(value, dict) else {}
@@ -577,3 +584,18 @@ def _cycle_from(start: str, children: Mapping[str, Sequence[str]]) -> list[str] 
         return None
 
     return visit(start)
+
+
+def shrink_findings(previous_dir: str | Path, data_dir: str | Path, max_share: float) -> list[Finding]:
+    """What a reload from ``previous_dir`` to ``data_dir`` would refuse (the loader's counts, the reload's rule)."""
+    check_data_dir(Path(previous_dir))
+    losses = shrinkage(load_catalog(previous_dir).counts(), load_catalog(data_dir).counts(), max_share)
+    return [
+        Finding(
+            loss.partition(" ")[0],
+            "$",
+            f"a reload from the previous data would be refused: it would lose {loss}",
+            Check.FILE,
+        )
+        for loss in losses
+    ]

@@ -2,7 +2,7 @@
 
 Framework-free on purpose: the validator, the benchmark and the tests use it
 without Django. A file that cannot be read or parsed is logged (file and
-reason) and skipped; the rest is served.
+reason) and skipped as a whole, never half of it; the rest is served.
 """
 
 from __future__ import annotations
@@ -46,11 +46,39 @@ class DataDirError(Exception):
     """The data directory itself is missing or unreadable: nothing can be served."""
 
 
+class _FileSkipped(Exception):
+    """A file-level problem (already reported): nothing of the file may be kept."""
+
+
 def json_files(directory: Path) -> list[Path]:
-    """The ``*.json`` files of a type directory, in name order (never directory order)."""
+    """The ``*.json`` files of a type directory, in name order (never directory order).
+
+    A symbolic link counts even when it cannot be followed (a loop, a missing
+    target), so that reading it reports the problem instead of skipping it unseen.
+    """
     if not directory.is_dir():
         return []
-    return sorted(path for path in directory.iterdir() if path.suffix == ".json" and path.is_file())
+    return sorted(
+        path
+        for path in directory.iterdir()
+        if path.suffix == ".json" and (path.is_symlink() or path.is_file()) and not path.is_dir()
+    )
+
+
+def shrinkage(before: Mapping[str, int], after: Mapping[str, int], max_share: float) -> list[str]:
+    """What replacing data with counts ``before`` by data with counts ``after`` would lose, if too much.
+
+    A type that had items and now has none, or one whose count falls by more
+    than ``max_share`` of what it had, is named with both counts; an empty
+    list means the new data may replace the old. Shared by the reload and
+    ``svc validate --previous`` so that both apply one rule.
+    """
+    losses = []
+    for kind, had in before.items():
+        has = after.get(kind, 0)
+        if had and (has == 0 or (had - has) > max_share * had):
+            losses.append(f"{kind} {had} -> {has}")
+    return losses
 
 
 def iter_json_array(text: str) -> Iterator[Any]:
@@ -113,7 +141,7 @@ class _Reader:
             data = path.read_bytes()
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            self.problem(path, f"cannot read: {error}")
+            self.problem(path, f"cannot read: {getattr(error, 'strerror', None) or error}")
             return None
         # Three updates, not one concatenation: no copy of a gigabyte-sized file.
         self.digest.update(self.relative(path).encode() + b"\0")
@@ -122,27 +150,41 @@ class _Reader:
         return text
 
     def objects(self, path: Path) -> Iterator[Mapping[str, Any]]:
-        """The JSON objects of one file; a malformed file yields nothing more."""
+        """The JSON objects of one file, streamed; raises :class:`_FileSkipped` at a file-level problem.
+
+        The caller keeps what it built from the file only once the iteration
+        completes, so a file broken half-way (truncated, too deeply nested) is
+        skipped whole.
+        """
         text = self.read_text(path)
         if text is None:
-            return
+            raise _FileSkipped
         try:
             for position, value in enumerate(iter_json_array(text)):
                 if isinstance(value, dict):
                     yield value
                 else:
                     self.problem(path, f"item {position} is not a JSON object")
-        except ValueError as error:
-            self.problem(path, f"invalid JSON: {error}")
+        except (ValueError, RecursionError) as error:
+            self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
+            raise _FileSkipped from None
 
     def entities(self, kind: str, build: Callable[[Mapping[str, Any]], E], key: str = "id") -> list[E]:
         loaded: list[E] = []
         for path in json_files(self.data_dir / kind):
-            for raw in self.objects(path):
-                if not isinstance(raw.get(key), str) or not raw[key].strip():
-                    self.problem(path, f"an object has no {key!r}")
-                    continue
-                loaded.append(build(freeze(raw)))
+            in_file: list[E] = []
+            try:
+                for raw in self.objects(path):
+                    if not isinstance(raw.get(key), str) or not raw[key].strip():
+                        self.problem(path, f"an object has no {key!r}")
+                        continue
+                    in_file.append(build(freeze(raw)))
+            except _FileSkipped:
+                continue
+            except RecursionError as error:  # freeze of an object nested deeper than the parser allows
+                self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
+                continue
+            loaded.extend(in_file)
         return loaded
 
     def optional_mapping(self, name: str) -> Mapping[str, Any]:
@@ -152,13 +194,13 @@ class _Reader:
         text = self.read_text(path)
         try:
             value = json.loads(text) if text is not None else {}
-        except ValueError as error:
-            self.problem(path, f"invalid JSON: {error}")
+            if not isinstance(value, dict):
+                self.problem(path, "expected a JSON object")
+                return MappingProxyType({})
+            return freeze(value)
+        except (ValueError, RecursionError) as error:
+            self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
             return MappingProxyType({})
-        if not isinstance(value, dict):
-            self.problem(path, "expected a JSON object")
-            return MappingProxyType({})
-        return freeze(value)
 
     def record_paths(self, known_projects: Mapping[str, Project]) -> dict[str, Path]:
         """The records file of each project key (a file of no known project is a problem)."""
@@ -175,10 +217,29 @@ class _Reader:
         return paths
 
     def record_tables(self, known_projects: Mapping[str, Project]) -> dict[str, RecordTable]:
-        return {
-            key: RecordTable.build(known_projects[key].shortcode, self.objects(path))
-            for key, path in self.record_paths(known_projects).items()
-        }
+        tables: dict[str, RecordTable] = {}
+        for key, path in self.record_paths(known_projects).items():
+            table = self.record_table(known_projects[key], path)
+            if table is not None:
+                tables[key] = table
+        return tables
+
+    def record_table(self, project: Project, path: Path) -> RecordTable | None:
+        """One project's records, or None when the file is skipped whole (a finding names it)."""
+        try:
+            return RecordTable.build(project.shortcode, self.objects(path))
+        except _FileSkipped:
+            return None
+        except RecursionError as error:  # a record nested deeper than its re-encoding allows
+            self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
+            return None
+
+
+def _reason(error: BaseException) -> str:
+    """The reason of a file-level error, without the file's absolute path (the finding names the file)."""
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    return str(error)
 
 
 def _unique(kind: str, entities: list[E], key: Callable[[E], str], reader: _Reader) -> dict[str, E]:
@@ -261,7 +322,7 @@ def iter_record_tables(
     paths = reader.record_paths({project.key: project for project in projects})
     for project in projects:
         path = paths.get(project.key)
-        table = RecordTable.build(project.shortcode, reader.objects(path)) if path else None
+        table = reader.record_table(project, path) if path else None
         if reader.problems:
             raise DataDirError("; ".join(f"{problem.path}: {problem.reason}" for problem in reader.problems[:5]))
         yield project, table

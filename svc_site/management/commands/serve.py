@@ -17,9 +17,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--workers", type=int, default=settings.SVC.workers, help="worker processes (SVC_WORKERS)")
-        parser.add_argument("--threads", type=int, default=4, help="threads per worker")
 
-    def handle(self, *args, workers: int, threads: int, **options) -> None:
+    def handle(self, *args, workers: int, **options) -> None:
         config = settings.SVC
         try:
             check_address_free(config.site_host, config.site_port)
@@ -44,5 +43,5 @@ class Command(BaseCommand):
             if ":" in config.site_host
             else f"{config.site_host}:{config.site_port}"
         )
-        options = gunicorn_options(bind, workers, threads) | lifecycle.hooks()
+        options = gunicorn_options(bind, workers, config.trusted_proxy_hops) | lifecycle.hooks()
         GunicornServer(lambda: application, options).run()

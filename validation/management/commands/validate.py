@@ -7,12 +7,14 @@ unreadable directory).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from catalog.domain.loader import DataDirError
-from validation.checks import validate_data_dir
+from validation.checks import shrink_findings, validate_data_dir
 from validation.report import finding_line, summary, to_json, warning_line
 
 
@@ -36,10 +38,23 @@ class Command(BaseCommand):
         )
         parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
 
-    def handle(self, *args, data_dir: Path, format: str, strict: bool = False, **options) -> None:
+        parser.add_argument(
+            "--previous",
+            type=Path,
+            help="the data directory served now: also report what a reload to data_dir would refuse "
+            "(a type emptied, or shrunk by more than SVC_RELOAD_MAX_SHRINK)",
+        )
+
+    def handle(
+        self, *args, data_dir: Path, format: str, previous: Path | None, strict: bool = False, **options
+    ) -> None:
         on_terminal = self.stderr.isatty()
         try:
             report = validate_data_dir(data_dir, progress=self._show_progress if on_terminal else None)
+            if previous is not None:
+                # The loader's own lines would repeat the findings above (and break --format json).
+                logging.getLogger("catalog.domain.loader").disabled = True
+                report.findings.extend(shrink_findings(previous, data_dir, settings.SVC.reload_max_shrink))
         except DataDirError as error:
             self.stderr.write(f"svc validate: {error}")
             raise SystemExit(2) from None
