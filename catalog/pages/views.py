@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import get_template, render_to_string
 from django.urls import get_resolver
+from django.utils import formats, translation
 from django.views.decorators.http import require_safe
 
 from catalog.domain.browse import BrowseQuery, browse, build_entries
@@ -40,7 +41,7 @@ from catalog.domain.search import (
 )
 from catalog.domain.values import Values
 from catalog.formats import citation, jsonld, links
-from catalog.pages import export_views, presenters
+from catalog.pages import export_views, languages, presenters
 from catalog.pages.export_views import Described
 from catalog.runtime import get_catalog
 from catalog.web.origin import base_url
@@ -51,7 +52,7 @@ DEFAULT = ListingQuery()
 
 def home(request: HttpRequest) -> HttpResponse:
     """`/` is the project listing (308 keeps the method)."""
-    return redirect("/projects", permanent=True, preserve_request=True)
+    return redirect(languages.in_language("/projects", _language()), permanent=True, preserve_request=True)
 
 
 PAGE_TEMPLATES = (
@@ -120,8 +121,15 @@ def get_record_or_404(catalog: Catalog, project: Project, suffix: str) -> tuple[
 # Rendering ------------------------------------------------------------------
 
 
+def _language() -> str:
+    return translation.get_language() or languages.DEFAULT
+
+
 def _values() -> Values:
-    return Values(settings.SVC.show_placeholder_values)
+    # English keeps ISO 8601 dates; the other languages show their short local form (04.03.2021, 04/03/2021).
+    language = _language()
+    local = None if language == languages.DEFAULT else (lambda day: formats.date_format(day, "SHORT_DATE_FORMAT"))
+    return Values(settings.SVC.show_placeholder_values, language, local)
 
 
 def _origin_key(meta: dict[str, Any]) -> tuple[Any, ...]:
@@ -144,7 +152,7 @@ def _cached_page(
     request: HttpRequest, memo: CatalogMemo, key: tuple[Hashable, ...], render: Callable[[], str]
 ) -> HttpResponse:
     # The configuration is part of the key: tests swap it (placeholders, analytics); production never does.
-    full_key = (*key, *_origin_key(request.META), memo.settings_key(settings.SVC))
+    full_key = (*key, _language(), *_origin_key(request.META), memo.settings_key(settings.SVC))
     body = memo.page(full_key, lambda: render().encode())
     return HttpResponse(body, content_type=HTML)
 
@@ -152,11 +160,15 @@ def _cached_page(
 def _render(request: HttpRequest, template: str, context: dict[str, Any]) -> str:
     if "page" in context:
         context["meta"] = context["page"].meta
-    return render_to_string(template, {"base_url": base_url(request), **context}, request)
+    # The page's canonical path, unprefixed: its hreflang alternates are this path in each language.
+    meta = context.get("meta")
+    context["page_path"] = context.get("canonical") or (meta.path if meta is not None else None)
+    html = render_to_string(template, {"base_url": base_url(request), **context}, request)
+    return languages.localize_links(html, _language())
 
 
 def _view_model(memo: CatalogMemo, key: tuple[Hashable, ...], build: Callable[[], Any]) -> Any:
-    return memo.get((*key, settings.SVC.show_placeholder_values), build)
+    return memo.get((*key, _language(), settings.SVC.show_placeholder_values), build)
 
 
 def value_label(facet: FacetResult, value: str) -> str:
@@ -167,11 +179,11 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """The 404 page; says why when the view said (an unknown shortcode, a page past the end)."""
     message = exception.args[0] if isinstance(exception, Http404) and exception.args else ""
     context = {"message": message if isinstance(message, str) else ""}
-    return HttpResponse(render_to_string("404.html", context, request), content_type=HTML, status=404)
+    return HttpResponse(_render(request, "404.html", context), content_type=HTML, status=404)
 
 
 def bad_request(request: HttpRequest, message: str) -> HttpResponse:
-    return HttpResponse(render_to_string("400.html", {"message": message}, request), content_type=HTML, status=400)
+    return HttpResponse(_render(request, "400.html", {"message": message}), content_type=HTML, status=400)
 
 
 # Pages ----------------------------------------------------------------------
@@ -331,7 +343,7 @@ def shortcode_choices(request: HttpRequest, catalog: Catalog, prefix: str) -> Ht
             json_path=None,
         ),
     }
-    response = HttpResponse(render_to_string("choices.html", context, request), content_type=HTML, status=300)
+    response = HttpResponse(_render(request, "choices.html", context), content_type=HTML, status=300)
     response["Location"] = links.project_path(matches[0].shortcode)
     return response
 

@@ -9,6 +9,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from catalog.domain.values import Link
+from catalog.pages import languages
 
 register = template.Library()
 
@@ -26,3 +27,9 @@ def shown(value: object) -> SafeString:
         return format_html('<a href="{}">{}</a>', value.href, value.text)
     # Placeholders are str with __html__ (the red marker): keep them as they are.
     return mark_safe(conditional_escape(value if isinstance(value, str) else str(value)))
+
+
+@register.filter
+def in_language(path: object, language: str) -> str:
+    """A page's path in an interface language (`/projects` -> `/de/projects`)."""
+    return languages.in_language(str(path), language)
