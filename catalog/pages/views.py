@@ -17,6 +17,8 @@ from django.shortcuts import redirect
 from django.template.loader import get_template, render_to_string
 from django.urls import get_resolver
 from django.utils import formats, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
 
 from catalog.domain.browse import BrowseQuery, browse, build_entries
@@ -99,14 +101,14 @@ def warm_up() -> None:
 def get_project_or_404(catalog: Catalog, shortcode: str) -> Project:
     project = catalog.get_project(shortcode)
     if project is None:
-        raise Http404(f"No project with the shortcode {shortcode!r}.")
+        raise Http404(_("No project with the shortcode {shortcode}.").format(shortcode=repr(shortcode)))
     return project
 
 
 def get_entity_or_404(entities: Any, entity_id: str, kind: str) -> Any:
     entity = entities.get(entity_id)
     if entity is None:
-        raise Http404(f"No {kind} with the id {entity_id!r}.")
+        raise Http404(_("No {kind} with the id {id}.").format(kind=ENTITY_KINDS[kind], id=repr(entity_id)))
     return entity
 
 
@@ -114,8 +116,18 @@ def get_record_or_404(catalog: Catalog, project: Project, suffix: str) -> tuple[
     table = catalog.records_of(project)
     index = table.index_of_suffix(suffix) if table is not None else None
     if table is None or index is None:
-        raise Http404(f"No record {suffix!r} in the project {project.shortcode}.")
+        raise Http404(
+            _("No record {record} in the project {shortcode}.").format(record=repr(suffix), shortcode=project.shortcode)
+        )
     return table, index
+
+
+ENTITY_KINDS = {
+    "person": gettext_lazy("person"),
+    "organization": gettext_lazy("organization"),
+    "cluster": gettext_lazy("cluster"),
+    "collection": gettext_lazy("collection"),
+}
 
 
 # Rendering ------------------------------------------------------------------
@@ -203,7 +215,7 @@ def projects(request: HttpRequest) -> HttpResponse:
         try:
             result = search(index, query)
         except PageOutOfRange as error:
-            raise Http404(f"There is no {error} of this listing.") from None
+            raise Http404(_("There is no page {page} of this listing; it has {count}.").format(page=error.page, count=error.page_count)) from None
         values = _values()
         cards = _view_model(
             memo, ("cards",), lambda: {p.key: presenters.project_card(p, values) for p in catalog.projects}
@@ -281,7 +293,7 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     tab = tab_values[-1] if tab_values else "overview"
     style = _page_style(request)
     if style is None:
-        return bad_request(request, f"Unknown citation style; offered: {', '.join(citation.STYLES)}.")
+        return bad_request(request, _("Unknown citation style; offered: {styles}.").format(styles=", ".join(citation.STYLES)))
 
     def render() -> str:  # only on a cache miss; an unknown tab is never cached
         values = _values()
@@ -289,7 +301,7 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
             memo, ("project", project_.key), lambda: presenters.build_project_page(catalog, project_, values)
         )
         if tab not in {tab_id for tab_id, _, _ in page.tabs}:
-            raise Http404(f"The project {project_.shortcode} has no tab {tab!r}.")
+            raise Http404(_("The project {shortcode} has no tab {tab}.").format(shortcode=project_.shortcode, tab=repr(tab)))
         document = jsonld.project_dataset(catalog, project_, base_url(request), settings.SVC.oai_repository_name)
         data = citation.citation_data(catalog, project_, base_url(request) + links.project_path(project_.shortcode))
         return _render(
@@ -332,13 +344,13 @@ def shortcode_choices(request: HttpRequest, catalog: Catalog, prefix: str) -> Ht
         [p for p in catalog.projects if p.shortcode.lower().startswith(prefix.lower())] if len(prefix) >= 4 else []
     )
     if len(matches) < 2:
-        raise Http404(f"No project with the shortcode {prefix!r}.")
+        raise Http404(_("No project with the shortcode {shortcode}.").format(shortcode=repr(prefix)))
     context = {
         "prefix": prefix,
         "choices": [(p.shortcode, p.name or p.shortcode, links.project_path(p.shortcode)) for p in matches],
         "meta": presenters.PageMeta(
-            title=f"Projects whose shortcode begins with {prefix}",
-            description=f"{len(matches)} projects have a shortcode beginning with {prefix}.",
+            title=_("Projects whose shortcode begins with {prefix}").format(prefix=prefix),
+            description=_("{count} projects have a shortcode beginning with {prefix}.").format(count=len(matches), prefix=prefix),
             path=links.project_path(prefix),
             json_path=None,
         ),
@@ -372,7 +384,11 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
             try:
                 result = search_records(record_indexes(memo)[project_.key], query)
             except PageOutOfRange as error:
-                raise Http404(f"There is no {error} of the records of {project_.shortcode}.") from None
+                raise Http404(
+                    _("There is no page {page} of the records of {shortcode}; they fill {count}.").format(
+                        page=error.page, shortcode=project_.shortcode, count=error.page_count
+                    )
+                ) from None
         rows = presenters.record_rows_at(table, result.positions, _values(), query.words) if table else ()
         canonical = _url(path, query.params())
         return _render(
@@ -389,8 +405,11 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
                 "clear_text_url": _url(path, query.params(q="", page=1)),
                 **pagination(result.page, result.page_count, lambda n: _url(path, query.params(page=n))),
                 "meta": presenters.PageMeta(
-                    title=f"Records of {name}" + (f" (page {result.page})" if result.page > 1 else ""),
-                    description=f"The {len(table) if table else 0} records of the research project {name}.",
+                    title=_("Records of {name}").format(name=name)
+                    + (" " + _("(page {number})").format(number=result.page) if result.page > 1 else ""),
+                    description=_("The {count} records of the research project {name}.").format(
+                        count=len(table) if table else 0, name=name
+                    ),
                     path=canonical,
                     json_path=f"{links.project_json_path(project_.shortcode)}/records",
                 ),
@@ -417,7 +436,7 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
         return negotiated
     style = _page_style(request)
     if style is None:
-        return bad_request(request, f"Unknown citation style; offered: {', '.join(citation.STYLES)}.")
+        return bad_request(request, _("Unknown citation style; offered: {styles}.").format(styles=", ".join(citation.STYLES)))
 
     def render() -> str:
         page = presenters.build_record_page(project_, table, index, _values())
@@ -604,7 +623,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
         try:
             result = browse(entries, query)
         except PageOutOfRange as error:
-            raise Http404(f"There is no {error} of this listing.") from None
+            raise Http404(_("There is no page {page} of this listing; it has {count}.").format(page=error.page, count=error.page_count)) from None
         path = f"/{kind}"
         return _render(
             request,
@@ -657,8 +676,8 @@ def about(request: HttpRequest) -> HttpResponse:
                 ),
                 "oai_base_url": settings.SVC.oai_base_url,
                 "meta": presenters.PageMeta(
-                    title="About",
-                    description="What this research-data catalogue holds and how to use its pages, API and OAI-PMH.",
+                    title=_("About"),
+                    description=_("What this research-data catalogue holds and how to use its pages, API and OAI-PMH."),
                     path="/about",
                     json_path=None,
                 ),

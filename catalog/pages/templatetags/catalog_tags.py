@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from django import template
+from django.utils import formats, translation
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from catalog.domain.values import Link
+from catalog.domain.values import Link, language_name
 from catalog.pages import languages
 
 register = template.Library()
@@ -33,3 +34,21 @@ def shown(value: object) -> SafeString:
 def in_language(path: object, language: str) -> str:
     """A page's path in an interface language (`/projects` -> `/de/projects`)."""
     return languages.in_language(str(path), language)
+
+
+@register.filter
+def number(value: object) -> str:
+    """A count with the thousands separator of the interface language (1,234 · 1’234 · 1 234 · 1.234)."""
+    return formats.number_format(value, force_grouping=True) if isinstance(value, int) else str(value)
+
+
+@register.filter
+def language_label(code: object) -> str:
+    """A language code (`de`, `rm`) as its name in the interface language."""
+    return language_name(str(code), translation.get_language() or languages.DEFAULT)
+
+
+@register.filter
+def translated(value: object) -> str:
+    """A label held in a variable (a facet's, a sort's), in the interface language."""
+    return translation.gettext(str(value))
