@@ -108,7 +108,7 @@ def get_project_or_404(catalog: Catalog, shortcode: str) -> Project:
 def get_entity_or_404(entities: Any, entity_id: str, kind: str) -> Any:
     entity = entities.get(entity_id)
     if entity is None:
-        raise Http404(_("No {kind} with the id {id}.").format(kind=ENTITY_KINDS[kind], id=repr(entity_id)))
+        raise Http404(str(NOT_FOUND[kind]).format(id=repr(entity_id)))
     return entity
 
 
@@ -122,11 +122,11 @@ def get_record_or_404(catalog: Catalog, project: Project, suffix: str) -> tuple[
     return table, index
 
 
-ENTITY_KINDS = {
-    "person": gettext_lazy("person"),
-    "organization": gettext_lazy("organization"),
-    "cluster": gettext_lazy("cluster"),
-    "collection": gettext_lazy("collection"),
+NOT_FOUND = {
+    "person": gettext_lazy("No person with the id {id}."),
+    "organization": gettext_lazy("No organization with the id {id}."),
+    "cluster": gettext_lazy("No cluster with the id {id}."),
+    "collection": gettext_lazy("No collection with the id {id}."),
 }
 
 
@@ -187,6 +187,10 @@ def value_label(facet: FacetResult, value: str) -> str:
     return next((v.label for v in facet.values if v.value == value), value)
 
 
+def _past_the_end(error: PageOutOfRange) -> str:
+    return _("There is no page {page} of this listing; it has {count}.").format(page=error.page, count=error.page_count)
+
+
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """The 404 page; says why when the view said (an unknown shortcode, a page past the end)."""
     message = exception.args[0] if isinstance(exception, Http404) and exception.args else ""
@@ -215,7 +219,7 @@ def projects(request: HttpRequest) -> HttpResponse:
         try:
             result = search(index, query)
         except PageOutOfRange as error:
-            raise Http404(_("There is no page {page} of this listing; it has {count}.").format(page=error.page, count=error.page_count)) from None
+            raise Http404(_past_the_end(error)) from None
         values = _values()
         cards = _view_model(
             memo, ("cards",), lambda: {p.key: presenters.project_card(p, values) for p in catalog.projects}
@@ -268,6 +272,11 @@ def _citation_context(request: HttpRequest, described: Described, data: citation
     }
 
 
+def _unknown_style(request: HttpRequest) -> HttpResponse:
+    offered = ", ".join(citation.STYLES)
+    return bad_request(request, _("Unknown citation style; offered: {styles}.").format(styles=offered))
+
+
 def _highwire_name(creator: citation.Creator) -> str:
     return f"{creator.family}, {creator.given}" if creator.given and not creator.is_organization else creator.family
 
@@ -293,15 +302,16 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     tab = tab_values[-1] if tab_values else "overview"
     style = _page_style(request)
     if style is None:
-        return bad_request(request, _("Unknown citation style; offered: {styles}.").format(styles=", ".join(citation.STYLES)))
+        return _unknown_style(request)
 
     def render() -> str:  # only on a cache miss; an unknown tab is never cached
         values = _values()
         page = _view_model(
             memo, ("project", project_.key), lambda: presenters.build_project_page(catalog, project_, values)
         )
-        if tab not in {tab_id for tab_id, _, _ in page.tabs}:
-            raise Http404(_("The project {shortcode} has no tab {tab}.").format(shortcode=project_.shortcode, tab=repr(tab)))
+        if tab not in {tab[0] for tab in page.tabs}:
+            message = _("The project {shortcode} has no tab {tab}.")
+            raise Http404(message.format(shortcode=project_.shortcode, tab=repr(tab)))
         document = jsonld.project_dataset(catalog, project_, base_url(request), settings.SVC.oai_repository_name)
         data = citation.citation_data(catalog, project_, base_url(request) + links.project_path(project_.shortcode))
         return _render(
@@ -350,7 +360,9 @@ def shortcode_choices(request: HttpRequest, catalog: Catalog, prefix: str) -> Ht
         "choices": [(p.shortcode, p.name or p.shortcode, links.project_path(p.shortcode)) for p in matches],
         "meta": presenters.PageMeta(
             title=_("Projects whose shortcode begins with {prefix}").format(prefix=prefix),
-            description=_("{count} projects have a shortcode beginning with {prefix}.").format(count=len(matches), prefix=prefix),
+            description=_("{count} projects have a shortcode beginning with {prefix}.").format(
+                count=len(matches), prefix=prefix
+            ),
             path=links.project_path(prefix),
             json_path=None,
         ),
@@ -436,7 +448,7 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
         return negotiated
     style = _page_style(request)
     if style is None:
-        return bad_request(request, _("Unknown citation style; offered: {styles}.").format(styles=", ".join(citation.STYLES)))
+        return _unknown_style(request)
 
     def render() -> str:
         page = presenters.build_record_page(project_, table, index, _values())
@@ -623,7 +635,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
         try:
             result = browse(entries, query)
         except PageOutOfRange as error:
-            raise Http404(_("There is no page {page} of this listing; it has {count}.").format(page=error.page, count=error.page_count)) from None
+            raise Http404(_past_the_end(error)) from None
         path = f"/{kind}"
         return _render(
             request,

@@ -38,7 +38,7 @@ def in_language(path: object, language: str) -> str:
 
 @register.filter
 def number(value: object) -> str:
-    """A count with the thousands separator of the interface language (1,234 · 1’234 · 1 234 · 1.234)."""
+    """A count with the thousands separator of the interface language (1,234 in English, 1.234 in German)."""
     return formats.number_format(value, force_grouping=True) if isinstance(value, int) else str(value)
 
 
