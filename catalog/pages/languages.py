@@ -30,6 +30,11 @@ def codes() -> tuple[str, ...]:
     return tuple(code for code, _ in settings.LANGUAGES)
 
 
+def sitemap_languages() -> tuple[tuple[str, str], ...]:
+    """(hreflang, path prefix) of each interface language, for the sitemap's alternates."""
+    return tuple((code, in_language("", code)) for code in codes())
+
+
 def split_language(path: str) -> tuple[str | None, str]:
     """(`de`, `/projects`) for `/de/projects`; (None, path) for an unprefixed path."""
     parts = path.split("/", 2)
