@@ -38,8 +38,14 @@ def in_language(path: object, language: str) -> str:
 
 @register.filter
 def number(value: object) -> str:
-    """A count with the thousands separator of the interface language (1,234 in English, 1.234 in German)."""
-    return formats.number_format(value, force_grouping=True) if isinstance(value, int) else str(value)
+    """A count grouped the interface language's way (4.198 in German, 4 198 in French).
+
+    English keeps its plain digits (4198), as it showed them before the other languages came.
+    """
+    language = translation.get_language() or languages.DEFAULT
+    if not isinstance(value, int) or language == languages.DEFAULT:
+        return str(value)
+    return formats.number_format(value, force_grouping=True)
 
 
 @register.filter
