@@ -99,7 +99,8 @@ def test_every_export_of_every_corpus_project_answers(client, corpus):
 
 def test_page_head_links_every_export_and_the_export_box_lists_them(client, corpus):
     tree = html.fromstring(client.get("/projects/0803").content)
-    head = {(link.get("type"), link.get("href")) for link in tree.xpath("//head/link[@rel='alternate'][not(@hreflang)]")}
+    exported = tree.xpath("//head/link[@rel='alternate'][not(@hreflang)]")  # hreflang ones name the page's languages
+    head = {(link.get("type"), link.get("href")) for link in exported}
     box = {(a.get("type"), a.get("href")) for a in tree.xpath("//section[@id='export']//a")}
     expected = {
         (e.media_type, exports.export_path("/projects/0803", e, "/api/v2/projects/0803")) for e in exports.WORK_EXPORTS
