@@ -417,7 +417,7 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         short_description=values.text(project.get("shortDescription")),
         descriptions=descriptions,
         header_links=header_links,
-        tabs=tuple((tab_id, label, links.project_path(shortcode, tab_id)) for tab_id, label in tabs),
+        tabs=tuple((tab_id, str(label), links.project_path(shortcode, tab_id)) for tab_id, label in tabs),
         overview=overview,
         abstracts=tuple(values.language_texts(project.get("abstract"))),
         publications=publications,
