@@ -207,6 +207,13 @@ def test_the_switch_keeps_the_page_and_its_state(client, corpus):
     assert english.status_code == 200 and tree_of(english).xpath("/html/@lang") == ["en"]
 
 
+@pytest.mark.parametrize("path", ["/en//example.org/projects", "/en/\\example.org", "/en"])
+def test_choosing_english_never_leaves_the_site(client, corpus, path):
+    response = client.get(path)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/") and not response["Location"].startswith(("//", "/\\"))
+
+
 @pytest.mark.parametrize(
     ("header", "location"),
     [

@@ -90,7 +90,8 @@ class LanguageMiddleware:
         query = request.META.get("QUERY_STRING", "")
         suffix = f"?{query}" if query else ""
         if language == DEFAULT:
-            response: HttpResponse = HttpResponseRedirect(rest + suffix)
+            # One leading slash: `/en//example.org` must not become a redirect to another host.
+            response: HttpResponse = HttpResponseRedirect("/" + rest.lstrip("/\\") + suffix)
             response.set_cookie(settings.LANGUAGE_COOKIE_NAME, DEFAULT, max_age=COOKIE_MAX_AGE, samesite="Lax")
             response["Cache-Control"] = "no-store"
             return response
