@@ -77,6 +77,8 @@ PAGE_TEMPLATES = (
     "choices.html",
     "browse.html",
     "_browse_title.html",
+    "_texts.html",
+    "_showing.html",
 )
 
 
