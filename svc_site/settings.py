@@ -39,6 +39,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "svc_site.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "catalog.pages.languages.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
 ]
 
@@ -54,6 +55,7 @@ TEMPLATES = [
             "context_processors": [
                 "django.template.context_processors.request",
                 "svc_site.context_processors.site",
+                "catalog.pages.languages.context",
             ]
         },
     }
@@ -63,7 +65,11 @@ DATABASES: dict = {}
 USE_TZ = True
 TIME_ZONE = "UTC"
 LANGUAGE_CODE = "en"
-USE_I18N = False
+USE_I18N = True
+# The interface languages (docs/languages.md); names as each language writes itself, for the switch.
+LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("fr", "Français"), ("it", "Italiano")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_NAME = "svc_language"
 
 STATIC_URL = "/static/"
 STATIC_ROOT = SVC.site_root

@@ -38,7 +38,10 @@ def parse_urlset(response, base: str = "http://testserver") -> list[tuple[str, s
     entries = []
     for url in root:
         assert url.tag == f"{{{NS}}}url"
-        children = {child.tag.removeprefix(f"{{{NS}}}"): child.text for child in url}
+        own = [child for child in url if child.tag.startswith(f"{{{NS}}}")]
+        # The protocol admits elements of other namespaces; the one used is xhtml:link (hreflang alternates).
+        assert {child.tag for child in url if child not in own} <= {"{http://www.w3.org/1999/xhtml}link"}
+        children = {child.tag.removeprefix(f"{{{NS}}}"): child.text for child in own}
         assert set(children) <= {"loc", "lastmod", "changefreq", "priority"} and "loc" in children
         loc = children["loc"]
         assert len(loc) < 2048 and loc.startswith(base + "/"), loc

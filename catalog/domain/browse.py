@@ -133,6 +133,6 @@ def browse(entries: Sequence[BrowseEntry], query: BrowseQuery) -> BrowseResult:
         found.sort(key=lambda entry: -entry.project_count)  # stable: name order among equals
     page_count = max(1, -(-len(found) // PAGE_SIZE))
     if query.page > page_count:
-        raise PageOutOfRange(f"page {query.page} of {page_count}")
+        raise PageOutOfRange(query.page, page_count)
     start = (query.page - 1) * PAGE_SIZE
     return BrowseResult(len(found), query.page, page_count, tuple(found[start : start + PAGE_SIZE]))

@@ -172,7 +172,7 @@ def search_records(index: ProjectRecordIndex, query: RecordQuery) -> RecordResul
     total = len(order)
     page_count = max(1, -(-total // PAGE_SIZE))
     if query.page > page_count:
-        raise PageOutOfRange(f"page {query.page} of {page_count}")
+        raise PageOutOfRange(query.page, page_count)
     start = (query.page - 1) * PAGE_SIZE
     return RecordResult(total, query.page, page_count, tuple(int(p) for p in order[start : start + PAGE_SIZE]))
 

@@ -72,6 +72,11 @@ class BadQuery(ValueError):
 class PageOutOfRange(LookupError):
     """A page number past the last page (answered with HTTP 404)."""
 
+    def __init__(self, page: int, page_count: int) -> None:
+        super().__init__(f"page {page} of {page_count}")
+        self.page = page
+        self.page_count = page_count
+
 
 def parse_page(values: Sequence[str]) -> int:
     """The ``page`` parameter's values as one positive page number (1 when absent or empty)."""
@@ -451,7 +456,7 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
     total = len(ranked)
     pages = page_count(total, PAGE_SIZE)
     if query.page > pages:
-        raise PageOutOfRange(f"page {query.page} of {pages}")
+        raise PageOutOfRange(query.page, pages)
     start, stop = page_bounds(query.page, PAGE_SIZE)
     items = tuple(entries[p] for p in ranked[start:stop])
     return ListingResult(query, total, query.page, pages, items, facets)

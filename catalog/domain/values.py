@@ -9,32 +9,43 @@ red marker, but never becomes a link, a date or a URL.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 from typing import TypeGuard
 from urllib.parse import urlsplit
 
 import langcodes
 
-from catalog.domain.model import Frozen, Project, is_placeholder, language_items, pick_language
+from catalog.domain.model import (
+    PREFERRED_LANGUAGES,
+    Frozen,
+    Project,
+    is_placeholder,
+    language_items,
+    pick_language,
+)
 
 # Names of the data languages the catalogue uses (BCP 47 primary subtags); an
 # unknown code is shown as it is.
 
 
-@lru_cache(maxsize=1024)
-def language_name(code: str) -> str:
-    """The English name of a BCP 47 tag ("cop" -> "Coptic", "de-CH" -> "German (Switzerland)"), from
-    the CLDR data of ``langcodes``; the code itself when the tag is not valid or names no known language."""
+@lru_cache(maxsize=4096)
+def language_name(code: str, in_language: str = "en") -> str:
+    """The name of a BCP 47 tag in a language ("cop" -> "Coptic", "de-CH" -> "German (Switzerland)",
+    in "de": "Deutsch (Schweiz)"), from the CLDR data of ``langcodes``; the code itself when the tag
+    is not valid or names no known language."""
     try:
         language = langcodes.Language.get(code)
     except (langcodes.LanguageTagError, ValueError):
         return code
     if not language.language or language.language == "und" or not language.is_valid():
         return code
-    name = language.display_name("en")
-    return code if name.startswith("Unknown language") else name
+    if language.display_name("en").startswith("Unknown language"):
+        return code
+    name = language.display_name(in_language)
+    return name[:1].upper() + name[1:]  # CLDR writes French and Italian names in lower case
 
 
 class Placeholder(str):
@@ -79,11 +90,25 @@ def stored_list(value: Frozen) -> tuple[Frozen, ...]:
     return () if value is None else (value,)
 
 
-class Values:
-    """The display rules, for one setting of ``show_placeholders``."""
+def language_order(value: Frozen, language: str) -> list[tuple[str | None, str]]:
+    """The (language, text) pairs of a text, the reader's language first, else English, else as stored."""
+    pairs = list(language_items(value))
+    rank = {language: 0, "en": 1}
+    return sorted(pairs, key=lambda pair: rank.get(pair[0] or "", 2))
 
-    def __init__(self, show_placeholders: bool) -> None:
+
+class Values:
+    """The display rules, for one setting of ``show_placeholders`` and one reader's language.
+
+    ``format_date`` shows a full date (YYYY-MM-DD) the reader's way; partial dates stay as stored.
+    """
+
+    def __init__(
+        self, show_placeholders: bool, language: str = "en", format_date: Callable[[date], str] | None = None
+    ) -> None:
         self.show_placeholders = show_placeholders
+        self.language = language
+        self.format_date = format_date
 
     def placeholder(self, value: str) -> Placeholder | None:
         return Placeholder(value) if self.show_placeholders else None
@@ -93,7 +118,7 @@ class Values:
         if is_placeholder(value):
             return self.placeholder(value)
         if isinstance(value, Mapping):
-            value = pick_language(value)
+            value = pick_language(value, (self.language, *PREFERRED_LANGUAGES))
             if is_placeholder(value):
                 return self.placeholder(value)
         if isinstance(value, str | int | float) and not isinstance(value, bool):
@@ -105,12 +130,12 @@ class Values:
         return [shown for value in stored_list(values) if (shown := self.text(value))]
 
     def language_texts(self, value: Frozen) -> list[tuple[str | None, str]]:
-        """Every language version of a text, as (language, text) pairs."""
+        """Every language version of a text, as (language, text) pairs, the reader's language first."""
         if is_placeholder(value):
             shown = self.placeholder(value)
             return [(None, shown)] if shown else []
         pairs: list[tuple[str | None, str]] = []
-        for language, text in language_items(value):
+        for language, text in language_order(value, self.language):
             if is_placeholder(text):
                 shown = self.placeholder(text)
                 if shown:
@@ -151,7 +176,14 @@ class Values:
         if not isinstance(value, str) or not value.strip():
             return None
         text = value.strip()
-        return text[:10] if len(text) >= 10 and text[4] == "-" and text[7] == "-" else text
+        if not (len(text) >= 10 and text[4] == "-" and text[7] == "-"):
+            return text
+        if self.format_date is not None:
+            try:
+                return self.format_date(date.fromisoformat(text[:10]))
+            except ValueError:
+                pass
+        return text[:10]
 
 
 def shorten(text: str, length: int) -> str:

@@ -7,11 +7,16 @@ and organization, and every record page. The sitemaps.org protocol allows
 it is a ``sitemapindex`` of /sitemap-1.xml … /sitemap-<n>.xml, each holding
 50,000 URLs in the same order (so a million records stay crawlable and no
 single answer grows with the corpus).
+
+Each page is listed once, at its English (unprefixed) URL, with an
+``xhtml:link`` alternate per interface language and ``x-default`` — the
+hreflang annotation search engines read from sitemaps. The languages and
+their path prefixes are passed in, so this module stays framework-free.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from xml.sax.saxutils import escape
@@ -24,6 +29,9 @@ from catalog.formats.links import record_suffix, segment
 
 MAX_URLS_PER_SITEMAP = 50_000
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+# (hreflang, path prefix) of each interface language, e.g. (("en", ""), ("de", "/de")).
+Languages = Sequence[tuple[str, str]]
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 
@@ -93,13 +101,25 @@ def _lastmod(timestamp: int) -> str:
     return datetime.fromtimestamp(timestamp, UTC).isoformat()
 
 
-def urlset_xml(base_url: str, entries: Iterator[Entry]) -> bytes:
+def _alternates(base: str, path: str, languages: Languages) -> str:
+    if not languages:
+        return ""
+    links = [
+        *(f'<xhtml:link rel="alternate" hreflang="{code}" href="{base}{prefix}{path}"/>' for code, prefix in languages),
+        f'<xhtml:link rel="alternate" hreflang="x-default" href="{base}{path}"/>',
+    ]
+    return "".join(links)
+
+
+def urlset_xml(base_url: str, entries: Iterator[Entry], languages: Languages = ()) -> bytes:
     """A ``urlset`` document; ``base_url`` is scheme and host, without a trailing slash."""
     base = escape(base_url)
-    parts = [_XML_DECLARATION, f'<urlset xmlns="{SITEMAP_NS}">\n']
+    namespaces = f'xmlns="{SITEMAP_NS}"' + (f' xmlns:xhtml="{XHTML_NS}"' if languages else "")
+    parts = [_XML_DECLARATION, f"<urlset {namespaces}>\n"]
     for entry in entries:
         lastmod = f"<lastmod>{_lastmod(entry.lastmod)}</lastmod>" if entry.lastmod is not None else ""
-        parts.append(f"<url><loc>{base}{escape(entry.path)}</loc>{lastmod}</url>\n")
+        path = escape(entry.path)
+        parts.append(f"<url><loc>{base}{path}</loc>{lastmod}{_alternates(base, path, languages)}</url>\n")
     parts.append("</urlset>\n")
     return "".join(parts).encode()
 
@@ -113,20 +133,20 @@ def index_xml(base_url: str, page_count: int) -> bytes:
     return "".join(parts).encode()
 
 
-def sitemap_xml(catalog: Catalog, base_url: str) -> bytes:
+def sitemap_xml(catalog: Catalog, base_url: str, languages: Languages = ()) -> bytes:
     """/sitemap.xml: every URL, or the index of the paged sitemaps."""
     pages = site_map(catalog)
     if pages.is_index:
         return index_xml(base_url, pages.page_count)
-    return urlset_xml(base_url, pages.entries())
+    return urlset_xml(base_url, pages.entries(), languages)
 
 
-def sitemap_page_xml(catalog: Catalog, base_url: str, number: int) -> bytes | None:
+def sitemap_page_xml(catalog: Catalog, base_url: str, number: int, languages: Languages = ()) -> bytes | None:
     """/sitemap-<number>.xml, or None when there is no such page (or no index)."""
     pages = site_map(catalog)
     if not pages.is_index or not 1 <= number <= pages.page_count:
         return None
-    return urlset_xml(base_url, pages.page(number))
+    return urlset_xml(base_url, pages.page(number), languages)
 
 
 def robots_txt(sitemap_url: str) -> str:

@@ -6,6 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from catalog.formats import sitemap
+from catalog.pages import languages
 from catalog.pages.caching import kept_response, stable
 from catalog.runtime import get_catalog
 from catalog.web.conditional import set_last_modified
@@ -23,7 +24,9 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
     catalog = get_catalog()
-    response = kept_response(request, catalog, lambda: sitemap.sitemap_xml(catalog, base_url(request)), XML)
+    response = kept_response(
+        request, catalog, lambda: sitemap.sitemap_xml(catalog, base_url(request), languages.sitemap_languages()), XML
+    )
     if catalog.ledger:
         set_last_modified(response, catalog.ledger.latest)
     return response
@@ -34,7 +37,7 @@ def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
     catalog = get_catalog()
 
     def render() -> bytes:
-        body = sitemap.sitemap_page_xml(catalog, base_url(request), number)
+        body = sitemap.sitemap_page_xml(catalog, base_url(request), number, languages.sitemap_languages())
         if body is None:
             raise Http404(f"no sitemap page {number}")
         return body

@@ -12,6 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
 from catalog.domain.model import (
     Catalog,
     Cluster,
@@ -44,10 +47,10 @@ FOLD_CHARACTERS = 700  # descriptions longer than this start folded
 CARD_KEYWORDS = 4
 
 TAB_LABELS = {
-    "overview": "Overview",
-    "publications": "Publications",
-    "contributors": "Contributors",
-    "records": "Records",
+    "overview": gettext_lazy("Overview"),
+    "publications": gettext_lazy("Publications"),
+    "contributors": gettext_lazy("Contributors"),
+    "records": gettext_lazy("Records"),
 }
 
 
@@ -188,7 +191,7 @@ class ProjectPage:
     @property
     def folds_description(self) -> bool:
         """Whether the description starts folded: decided here, so the fold is in the first paint."""
-        return sum(len(text) for _, text in self.descriptions) > FOLD_CHARACTERS
+        return sum(len(text) for _language, text in self.descriptions) > FOLD_CHARACTERS
 
 
 def _ref_for(catalog: Catalog, contributor_id: str) -> tuple[EntityRef, bool] | None:
@@ -211,7 +214,7 @@ def project_badges(project: Project, values: Values) -> tuple[Badge, ...]:
     status = values.text(project.get("status"))
     if status and not isinstance(status, Placeholder):
         badges.append(Badge(status, f"status-{slug(status)}"))
-    right, _ = access_right(project)
+    right = access_right(project)[0]
     shown = values.text(right)
     if shown and not isinstance(shown, Placeholder):
         badges.append(Badge(shown, f"access-{slug(shown)}"))
@@ -307,8 +310,8 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
     data_link, website_link = project_urls(project, values)
     secondary = values.reference(project.get("secondaryUrl"))
     header_links = _facts(
-        _fact("Data", data_link),
-        _fact("Website", website_link, secondary),
+        _fact(_("Data"), data_link),
+        _fact(_("Website"), website_link, secondary),
     )
     descriptions = tuple(values.language_texts(project.get("description")))
     publications = tuple(
@@ -358,21 +361,24 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         for collection in catalog.collections_by_project.get(project.key, ())
     )
     overview = _facts(
-        _fact("Official name", values.text(project.get("officialName"))),
-        _fact("Shortcode", shortcode),
-        _fact("Keywords", *values.texts(project.get("keywords"))),
-        _fact("Disciplines", *values.references(project.get("disciplines"))),
-        _fact("Temporal coverage", *values.references(project.get("temporalCoverage"))),
-        _fact("Spatial coverage", *values.references(project.get("spatialCoverage"))),
-        _fact("Type of data", *values.texts(project.get("typeOfData"))),
-        _fact("Data languages", *(language_name(code) for code in values.texts(project.get("dataLanguage")))),
-        _fact("Data publication year", values.text(project.get("dataPublicationYear"))),
-        _fact("Clusters", *(Link(ref.url, ref.name) for ref in clusters)),
-        _fact("Collections", *collections),
-        _fact("Documentation", *values.references(project.get("documentationMaterial"))),
-        _fact("Additional material", *values.references(project.get("additionalMaterial"))),
-        _fact("Provenance", values.text(project.get("provenance"))),
-        _fact("Image credit", values.text(project.get("imageCredit"))),
+        _fact(_("Official name"), values.text(project.get("officialName"))),
+        _fact(_("Shortcode"), shortcode),
+        _fact(_("Keywords"), *values.texts(project.get("keywords"))),
+        _fact(_("Disciplines"), *values.references(project.get("disciplines"))),
+        _fact(_("Temporal coverage"), *values.references(project.get("temporalCoverage"))),
+        _fact(_("Spatial coverage"), *values.references(project.get("spatialCoverage"))),
+        _fact(_("Type of data"), *values.texts(project.get("typeOfData"))),
+        _fact(
+            _("Data languages"),
+            *(language_name(code, values.language) for code in values.texts(project.get("dataLanguage"))),
+        ),
+        _fact(_("Data publication year"), values.text(project.get("dataPublicationYear"))),
+        _fact(_("Clusters"), *(Link(ref.url, ref.name) for ref in clusters)),
+        _fact(_("Collections"), *collections),
+        _fact(_("Documentation"), *values.references(project.get("documentationMaterial"))),
+        _fact(_("Additional material"), *values.references(project.get("additionalMaterial"))),
+        _fact(_("Provenance"), values.text(project.get("provenance"))),
+        _fact(_("Image credit"), values.text(project.get("imageCredit"))),
     )
 
     right, embargo = access_right(project)
@@ -413,7 +419,7 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         short_description=values.text(project.get("shortDescription")),
         descriptions=descriptions,
         header_links=header_links,
-        tabs=tuple((tab_id, label, links.project_path(shortcode, tab_id)) for tab_id, label in tabs),
+        tabs=tuple((tab_id, str(label), links.project_path(shortcode, tab_id)) for tab_id, label in tabs),
         overview=overview,
         abstracts=tuple(values.language_texts(project.get("abstract"))),
         publications=publications,
@@ -467,18 +473,18 @@ def build_record_page(project: Project, table: RecordTable, index: int, values: 
     if isinstance(file, Mapping):
         file_link = values.link(file.get("url"), file.get("url"))
     facts = _facts(
-        _fact("Identifier", values.text(record.get("id"))),
-        _fact("Access rights", values.text(record.get("accessRights"))),
-        _fact("Type of data", *values.texts(record.get("typeOfData"))),
-        _fact("Keywords", *values.texts(record.get("keywords"))),
-        _fact("Publisher", values.text(record.get("publisher"))),
-        _fact("Created", values.date(record.get("dateCreated"))),
-        _fact("Modified", values.date(record.get("dateModified"))),
-        _fact("Published", values.date(record.get("datePublished"))),
-        _fact("Size", values.text(record.get("size"))),
-        _fact("File type", values.text(file.get("mimeType")) if isinstance(file, Mapping) else None),
-        _fact("Copyright", *_legal_strings(legal, "copyrightHolder", values)),
-        _fact("Authorship", *_legal_strings(legal, "authorship", values)),
+        _fact(_("Identifier"), values.text(record.get("id"))),
+        _fact(_("Access rights"), values.text(record.get("accessRights"))),
+        _fact(_("Type of data"), *values.texts(record.get("typeOfData"))),
+        _fact(_("Keywords"), *values.texts(record.get("keywords"))),
+        _fact(_("Publisher"), values.text(record.get("publisher"))),
+        _fact(_("Created"), values.date(record.get("dateCreated"))),
+        _fact(_("Modified"), values.date(record.get("dateModified"))),
+        _fact(_("Published"), values.date(record.get("datePublished"))),
+        _fact(_("Size"), values.text(record.get("size"))),
+        _fact(_("File type"), values.text(file.get("mimeType")) if isinstance(file, Mapping) else None),
+        _fact(_("Copyright"), *_legal_strings(legal, "copyrightHolder", values)),
+        _fact(_("Authorship"), *_legal_strings(legal, "authorship", values)),
     )
     descriptions = tuple(values.language_texts(record.get("description")))
     project_name = project.name or project.shortcode
@@ -486,7 +492,8 @@ def build_record_page(project: Project, table: RecordTable, index: int, values: 
         meta=PageMeta(
             title=f"{label} — {project_name}",
             description=meta_description(
-                descriptions[0][1] if descriptions else "", f"A record of the project {project_name}: {label}"
+                descriptions[0][1] if descriptions else "",
+                _("A record of the project {project}: {label}").format(project=project_name, label=label),
             ),
             path=links.record_path(project.shortcode, pid),
             json_path=links.record_json_path(project.shortcode, pid),
@@ -525,10 +532,10 @@ def identifier_links(same_as: Frozen, values: Values) -> tuple[Fact, ...]:
         if not isinstance(reference, Mapping):
             shown = values.reference(reference)
             if shown:
-                facts.append(Fact("Identifier", (shown,)))
+                facts.append(Fact(_("Identifier"), (shown,)))
             continue
         stated_kind = reference.get("type")
-        kind = stated_kind if isinstance(stated_kind, str) else "Identifier"
+        kind = stated_kind if isinstance(stated_kind, str) else _("Identifier")
         href = values.url(reference.get("url"))
         if href:
             facts.append(Fact(kind, (Link(href, href),)))
@@ -659,7 +666,10 @@ def group_projects(catalog: Catalog, group: Cluster | Collection) -> list[Projec
 
 def _group_description(name: str, descriptions: tuple[tuple[str | None, str], ...], kind: str, count: int) -> str:
     return meta_description(
-        descriptions[0][1] if descriptions else "", f"{kind} {name}: {count} project{'s' if count != 1 else ''}."
+        descriptions[0][1] if descriptions else "",
+        ngettext("{kind} {name}: {count} project.", "{kind} {name}: {count} projects.", count).format(
+            kind=kind, name=name, count=count
+        ),
     )
 
 
@@ -689,7 +699,7 @@ def _group_page(
 
 def build_cluster_page(catalog: Catalog, cluster: Cluster, values: Values) -> GroupPage:
     path, json_path = links.cluster_path(cluster.id), links.cluster_json_path(cluster.id)
-    return _group_page(catalog, cluster, "Project cluster", path, json_path, values)
+    return _group_page(catalog, cluster, _("Project cluster"), path, json_path, values)
 
 
 def _record_link(catalog: Catalog, record_ref: str, values: Values) -> Shown:
@@ -706,7 +716,7 @@ def build_collection_page(catalog: Catalog, collection: Collection, values: Valu
     return _group_page(
         catalog,
         collection,
-        "Collection",
+        _("Collection"),
         path,
         json_path,
         values,

@@ -1,62 +1,19 @@
-"""The pages and the crawler files (robots.txt, sitemaps).
+"""The pages, in every interface language (svc_site.urls puts them under i18n_patterns).
 
-Page shapes are mirrored by :mod:`catalog.formats.links` (tested).
+Page shapes are mirrored by :mod:`catalog.formats.links` (tested); the files
+machines read beside them are in :mod:`catalog.pages.machine_urls`.
 """
 
 from django.urls import path
 
-from catalog.formats import exports
-from catalog.pages import crawler_views, export_views, feeds, views
-
-_CITATION_NAMES = {"bib": "citation-bib", "ris": "citation-ris", "csl.json": "citation-csl-json"}
-_FILES = [export for export in exports.WORK_EXPORTS if export is not exports.JSON]
+from catalog.pages import views
 
 urlpatterns = [
-    path("robots.txt", crawler_views.robots_txt, name="robots-txt"),
-    path("sitemap.xml", crawler_views.sitemap_xml, name="sitemap"),
-    path("sitemap-<int:number>.xml", crawler_views.sitemap_page_xml, name="sitemap-page"),
     path("", views.home, name="home"),
     path("projects", views.projects, name="projects"),
     path("projects/<str:shortcode>", views.project, name="project"),
-    path("feeds/changes.atom", feeds.CatalogChanges(), name="changes-feed"),
-    path("projects/<str:shortcode>/changes.atom", feeds.ProjectRecordChanges(), name="project-feed"),
     path("projects/<str:shortcode>/records", views.project_records, name="project-records"),
     path("projects/<str:shortcode>/records/<str:record_suffix>", views.record, name="record"),
-    *(
-        path(
-            f"projects/<str:shortcode>/{export.file}",
-            views.project_export,
-            {"key": export.key},
-            name=_CITATION_NAMES.get(export.key, f"project-{export.key}"),
-        )
-        for export in _FILES
-    ),
-    path("projects/<str:shortcode>/linkset", views.project_linkset, name="project-linkset"),
-    *(
-        path(
-            f"projects/<str:shortcode>/records/<str:record_suffix>/{export.file}",
-            views.record_export,
-            {"key": export.key},
-            name=f"record-{export.key}",
-        )
-        for export in _FILES
-    ),
-    path("projects/<str:shortcode>/records/<str:record_suffix>/linkset", views.record_linkset, name="record-linkset"),
-    *(
-        path(
-            f"{prefix}/<str:entity_id>/{exports.JSONLD.file}",
-            views.entity_export,
-            {"kind": kind, "key": exports.JSONLD.key},
-            name=f"{kind}-jsonld",
-        )
-        for prefix, kind in (
-            ("persons", "person"),
-            ("organizations", "organization"),
-            ("clusters", "cluster"),
-            ("collections", "collection"),
-        )
-    ),
-    path(export_views.CATALOGUE_PATH.lstrip("/"), export_views.catalogue_jsonld, name="catalogue-jsonld"),
     path("persons", views.browse_listing, {"kind": "persons"}, name="persons"),
     path("organizations", views.browse_listing, {"kind": "organizations"}, name="organizations"),
     path("clusters", views.browse_listing, {"kind": "clusters"}, name="clusters"),

@@ -17,6 +17,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import get_template, render_to_string
 from django.urls import get_resolver
+from django.utils import formats, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
 
 from catalog.domain.browse import BrowseQuery, browse, build_entries
@@ -42,7 +45,7 @@ from catalog.domain.search import (
 )
 from catalog.domain.values import Values
 from catalog.formats import citation, jsonld, links
-from catalog.pages import export_views, presenters
+from catalog.pages import export_views, languages, presenters
 from catalog.pages.export_views import Described
 from catalog.runtime import get_catalog
 from catalog.web import wire
@@ -55,7 +58,7 @@ DEFAULT = ListingQuery()
 
 def home(request: HttpRequest) -> HttpResponse:
     """`/` is the project listing (308 keeps the method)."""
-    return redirect("/projects", permanent=True, preserve_request=True)
+    return redirect(languages.in_language("/projects", _language()), permanent=True, preserve_request=True)
 
 
 PAGE_TEMPLATES = (
@@ -78,6 +81,8 @@ PAGE_TEMPLATES = (
     "choices.html",
     "browse.html",
     "_browse_title.html",
+    "_texts.html",
+    "_showing.html",
 )
 
 
@@ -117,21 +122,23 @@ def raise_if_withdrawn(catalog: Catalog, shortcode: str) -> None:
     tombstone = withdrawn_project(catalog, shortcode)
     if tombstone is not None:
         name = ProjectMeta.parse(tombstone.project_meta).name
-        raise Withdrawn(f"The project {name or tombstone.key} ({tombstone.key})", tombstone)
+        raise Withdrawn(
+            _("The project {name} ({key})").format(name=name or tombstone.key, key=tombstone.key), tombstone
+        )
 
 
 def get_project_or_404(catalog: Catalog, shortcode: str) -> Project:
     project = catalog.get_project(shortcode)
     if project is None:
         raise_if_withdrawn(catalog, shortcode)
-        raise Http404(f"No project with the shortcode {shortcode!r}.")
+        raise Http404(_("No project with the shortcode {shortcode}.").format(shortcode=repr(shortcode)))
     return project
 
 
 def get_entity_or_404(entities: Any, entity_id: str, kind: str) -> Any:
     entity = entities.get(entity_id)
     if entity is None:
-        raise Http404(f"No {kind} with the id {entity_id!r}.")
+        raise Http404(str(NOT_FOUND[kind]).format(id=repr(entity_id)))
     return entity
 
 
@@ -141,23 +148,43 @@ def get_record_or_404(catalog: Catalog, project: Project, suffix: str) -> tuple[
     if table is None or index is None:
         tombstone = withdrawn_record(catalog, project.shortcode, suffix)
         if tombstone is not None:
-            raise Withdrawn(f"The record {suffix} of the project {project.shortcode}", tombstone)
-        raise Http404(f"No record {suffix!r} in the project {project.shortcode}.")
+            raise Withdrawn(
+                _("The record {record} of the project {shortcode}").format(record=suffix, shortcode=project.shortcode),
+                tombstone,
+            )
+        raise Http404(
+            _("No record {record} in the project {shortcode}.").format(record=repr(suffix), shortcode=project.shortcode)
+        )
     return table, index
+
+
+NOT_FOUND = {
+    "person": gettext_lazy("No person with the id {id}."),
+    "organization": gettext_lazy("No organization with the id {id}."),
+    "cluster": gettext_lazy("No cluster with the id {id}."),
+    "collection": gettext_lazy("No collection with the id {id}."),
+}
 
 
 # Rendering ------------------------------------------------------------------
 
 
+def _language() -> str:
+    return translation.get_language() or languages.DEFAULT
+
+
 def _values() -> Values:
-    return Values(settings.SVC.show_placeholder_values)
+    # English keeps ISO 8601 dates; the other languages show their short local form (04.03.2021, 04/03/2021).
+    language = _language()
+    local = None if language == languages.DEFAULT else (lambda day: formats.date_format(day, "SHORT_DATE_FORMAT"))
+    return Values(settings.SVC.show_placeholder_values, language, local)
 
 
 def _cached_page(
     request: HttpRequest, memo: CatalogMemo, key: tuple[Hashable, ...], render: Callable[[], str]
 ) -> HttpResponse:
     # The configuration is part of the key: tests swap it (placeholders, analytics); production never does.
-    full_key = (*key, *origin_key(request.META), memo.settings_key(settings.SVC))
+    full_key = (*key, _language(), *origin_key(request.META), memo.settings_key(settings.SVC))
     body = memo.page(full_key, lambda: render().encode())
     response = HttpResponse(body, content_type=HTML)
     wire.mark_stable(response, wire.Stable(memo.catalog.data_version, full_key))
@@ -174,15 +201,23 @@ def _changed_with_catalog(response: HttpResponse, catalog: Catalog) -> HttpRespo
 def _render(request: HttpRequest, template: str, context: dict[str, Any]) -> str:
     if "page" in context:
         context["meta"] = context["page"].meta
-    return render_to_string(template, {"base_url": base_url(request), **context}, request)
+    # The page's canonical path, unprefixed: its hreflang alternates are this path in each language.
+    meta = context.get("meta")
+    context["page_path"] = context.get("canonical") or (meta.path if meta is not None else None)
+    html = render_to_string(template, {"base_url": base_url(request), **context}, request)
+    return languages.localize_links(html, _language())
 
 
 def _view_model(memo: CatalogMemo, key: tuple[Hashable, ...], build: Callable[[], Any]) -> Any:
-    return memo.get((*key, settings.SVC.show_placeholder_values), build)
+    return memo.get((*key, _language(), settings.SVC.show_placeholder_values), build)
 
 
 def value_label(facet: FacetResult, value: str) -> str:
     return next((v.label for v in facet.values if v.value == value), value)
+
+
+def _past_the_end(error: PageOutOfRange) -> str:
+    return _("There is no page {page} of this listing; it has {count}.").format(page=error.page, count=error.page_count)
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
@@ -195,16 +230,16 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
         gone = {
             "what": exception.what,
             "withdrawn": iso_time(stamp),
-            "withdrawn_text": datetime.fromtimestamp(stamp, UTC).strftime("%d %B %Y, %H:%M UTC"),
+            "withdrawn_at": datetime.fromtimestamp(stamp, UTC),
         }
         return HttpResponse(render_to_string("410.html", gone, request), content_type=HTML, status=410)
     message = exception.args[0] if isinstance(exception, Http404) and exception.args else ""
     context = {"message": message if isinstance(message, str) else ""}
-    return HttpResponse(render_to_string("404.html", context, request), content_type=HTML, status=404)
+    return HttpResponse(_render(request, "404.html", context), content_type=HTML, status=404)
 
 
 def bad_request(request: HttpRequest, message: str) -> HttpResponse:
-    return HttpResponse(render_to_string("400.html", {"message": message}, request), content_type=HTML, status=400)
+    return HttpResponse(_render(request, "400.html", {"message": message}), content_type=HTML, status=400)
 
 
 # Pages ----------------------------------------------------------------------
@@ -224,7 +259,7 @@ def projects(request: HttpRequest) -> HttpResponse:
         try:
             result = search(index, query)
         except PageOutOfRange as error:
-            raise Http404(f"There is no {error} of this listing.") from None
+            raise Http404(_past_the_end(error)) from None
         values = _values()
         cards = _view_model(
             memo, ("cards",), lambda: {p.key: presenters.project_card(p, values) for p in catalog.projects}
@@ -277,6 +312,11 @@ def _citation_context(request: HttpRequest, described: Described, data: citation
     }
 
 
+def _unknown_style(request: HttpRequest) -> HttpResponse:
+    offered = ", ".join(citation.STYLES)
+    return bad_request(request, _("Unknown citation style; offered: {styles}.").format(styles=offered))
+
+
 def _highwire_name(creator: citation.Creator) -> str:
     return f"{creator.family}, {creator.given}" if creator.given and not creator.is_organization else creator.family
 
@@ -303,15 +343,16 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     tab = tab_values[-1] if tab_values else "overview"
     style = _page_style(request)
     if style is None:
-        return bad_request(request, f"Unknown citation style; offered: {', '.join(citation.STYLES)}.")
+        return _unknown_style(request)
 
     def render() -> str:  # only on a cache miss; an unknown tab is never cached
         values = _values()
         page = _view_model(
             memo, ("project", project_.key), lambda: presenters.build_project_page(catalog, project_, values)
         )
-        if tab not in {tab_id for tab_id, _, _ in page.tabs}:
-            raise Http404(f"The project {project_.shortcode} has no tab {tab!r}.")
+        if tab not in {tab[0] for tab in page.tabs}:
+            message = _("The project {shortcode} has no tab {tab}.")
+            raise Http404(message.format(shortcode=project_.shortcode, tab=repr(tab)))
         document = jsonld.project_dataset(catalog, project_, base_url(request), settings.SVC.oai_repository_name)
         data = citation.citation_data(catalog, project_, base_url(request) + links.project_path(project_.shortcode))
         return _render(
@@ -356,18 +397,20 @@ def shortcode_choices(request: HttpRequest, catalog: Catalog, prefix: str) -> Ht
         [p for p in catalog.projects if p.shortcode.lower().startswith(prefix.lower())] if len(prefix) >= 4 else []
     )
     if len(matches) < 2:
-        raise Http404(f"No project with the shortcode {prefix!r}.")
+        raise Http404(_("No project with the shortcode {shortcode}.").format(shortcode=repr(prefix)))
     context = {
         "prefix": prefix,
         "choices": [(p.shortcode, p.name or p.shortcode, links.project_path(p.shortcode)) for p in matches],
         "meta": presenters.PageMeta(
-            title=f"Projects whose shortcode begins with {prefix}",
-            description=f"{len(matches)} projects have a shortcode beginning with {prefix}.",
+            title=_("Projects whose shortcode begins with {prefix}").format(prefix=prefix),
+            description=_("{count} projects have a shortcode beginning with {prefix}.").format(
+                count=len(matches), prefix=prefix
+            ),
             path=links.project_path(prefix),
             json_path=None,
         ),
     }
-    response = HttpResponse(render_to_string("choices.html", context, request), content_type=HTML, status=300)
+    response = HttpResponse(_render(request, "choices.html", context), content_type=HTML, status=300)
     response["Location"] = links.project_path(matches[0].shortcode)
     return response
 
@@ -396,7 +439,11 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
             try:
                 result = search_records(record_indexes(memo)[project_.key], query)
             except PageOutOfRange as error:
-                raise Http404(f"There is no {error} of the records of {project_.shortcode}.") from None
+                raise Http404(
+                    _("There is no page {page} of the records of {shortcode}; they fill {count}.").format(
+                        page=error.page, shortcode=project_.shortcode, count=error.page_count
+                    )
+                ) from None
         rows = presenters.record_rows_at(table, result.positions, _values(), query.words) if table else ()
         canonical = _url(path, query.params())
         return _render(
@@ -413,8 +460,11 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
                 "clear_text_url": _url(path, query.params(q="", page=1)),
                 **pagination(result.page, result.page_count, lambda n: _url(path, query.params(page=n))),
                 "meta": presenters.PageMeta(
-                    title=f"Records of {name}" + (f" (page {result.page})" if result.page > 1 else ""),
-                    description=f"The {len(table) if table else 0} records of the research project {name}.",
+                    title=_("Records of {name}").format(name=name)
+                    + (" " + _("(page {number})").format(number=result.page) if result.page > 1 else ""),
+                    description=_("The {count} records of the research project {name}.").format(
+                        count=len(table) if table else 0, name=name
+                    ),
                     path=canonical,
                     json_path=f"{links.project_json_path(project_.shortcode)}/records",
                 ),
@@ -444,7 +494,7 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
         return negotiated
     style = _page_style(request)
     if style is None:
-        return bad_request(request, f"Unknown citation style; offered: {', '.join(citation.STYLES)}.")
+        return _unknown_style(request)
 
     def render() -> str:
         page = presenters.build_record_page(project_, table, index, _values())
@@ -639,7 +689,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
         try:
             result = browse(entries, query)
         except PageOutOfRange as error:
-            raise Http404(f"There is no {error} of this listing.") from None
+            raise Http404(_past_the_end(error)) from None
         path = f"/{kind}"
         return _render(
             request,
@@ -692,8 +742,8 @@ def about(request: HttpRequest) -> HttpResponse:
                 ),
                 "oai_base_url": settings.SVC.oai_base_url,
                 "meta": presenters.PageMeta(
-                    title="About",
-                    description="What this research-data catalogue holds and how to use its pages, API and OAI-PMH.",
+                    title=_("About"),
+                    description=_("What this research-data catalogue holds and how to use its pages, API and OAI-PMH."),
                     path="/about",
                     json_path=None,
                 ),

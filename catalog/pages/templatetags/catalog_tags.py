@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 from django import template
+from django.utils import formats, translation
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from catalog.domain.values import Link
+from catalog.domain.values import Link, language_name
+from catalog.pages import languages
 
 register = template.Library()
 
@@ -26,3 +28,33 @@ def shown(value: object) -> SafeString:
         return format_html('<a href="{}">{}</a>', value.href, value.text)
     # Placeholders are str with __html__ (the red marker): keep them as they are.
     return mark_safe(conditional_escape(value if isinstance(value, str) else str(value)))
+
+
+@register.filter
+def in_language(path: object, language: str) -> str:
+    """A page's path in an interface language (`/projects` -> `/de/projects`)."""
+    return languages.in_language(str(path), language)
+
+
+@register.filter
+def number(value: object) -> str:
+    """A count grouped the interface language's way (4.198 in German, 4 198 in French).
+
+    English keeps its plain digits (4198), as it showed them before the other languages came.
+    """
+    language = translation.get_language() or languages.DEFAULT
+    if not isinstance(value, int) or language == languages.DEFAULT:
+        return str(value)
+    return formats.number_format(value, force_grouping=True)
+
+
+@register.filter
+def language_label(code: object) -> str:
+    """A language code (`de`, `rm`) as its name in the interface language."""
+    return language_name(str(code), translation.get_language() or languages.DEFAULT)
+
+
+@register.filter
+def translated(value: object) -> str:
+    """A label held in a variable (a facet's, a sort's), in the interface language."""
+    return translation.gettext(str(value))
