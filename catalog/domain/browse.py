@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from catalog.domain.model import Catalog, Cluster, Collection, is_placeholder, language_items
+from catalog.domain.paging import PagePositions
 from catalog.domain.search import (
     PageOutOfRange,
     TextSortPage,
@@ -108,19 +110,12 @@ class BrowseQuery(TextSortPage):
 
 
 @dataclass(frozen=True)
-class BrowseResult:
+class BrowseResult(PagePositions):
+    page_size: ClassVar[int] = PAGE_SIZE
     total: int
     page: int
     page_count: int
     items: tuple[BrowseEntry, ...]
-
-    @property
-    def first_position(self) -> int:
-        return (self.page - 1) * PAGE_SIZE + 1 if self.total else 0
-
-    @property
-    def last_position(self) -> int:
-        return min(self.page * PAGE_SIZE, self.total)
 
 
 def browse(entries: Sequence[BrowseEntry], query: BrowseQuery) -> BrowseResult:

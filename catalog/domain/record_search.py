@@ -23,10 +23,12 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from catalog.domain.model import RecordTable, _Strings, is_placeholder, language_items, parse_timestamp
+from catalog.domain.paging import PagePositions
 from catalog.domain.search import PageOutOfRange, TextSortPage, normalise, words
 
 PAGE_SIZE = 50
@@ -150,19 +152,12 @@ class RecordQuery(TextSortPage):
 
 
 @dataclass(frozen=True)
-class RecordResult:
+class RecordResult(PagePositions):
+    page_size: ClassVar[int] = PAGE_SIZE
     total: int
     page: int
     page_count: int
     positions: tuple[int, ...]  # record positions in the table, this page only
-
-    @property
-    def first_position(self) -> int:
-        return (self.page - 1) * PAGE_SIZE + 1 if self.total else 0
-
-    @property
-    def last_position(self) -> int:
-        return min(self.page * PAGE_SIZE, self.total)
 
 
 def search_records(index: ProjectRecordIndex, query: RecordQuery) -> RecordResult:

@@ -26,7 +26,7 @@ from catalog.domain.model import (
     language_items,
     pick_language,
 )
-from catalog.domain.paging import page_bounds, page_count
+from catalog.domain.paging import PagePositions, page_bounds, page_count
 from catalog.domain.values import language_name, stored_list, stored_strings
 
 PAGE_SIZE = 20
@@ -369,21 +369,14 @@ class FacetResult:
 
 
 @dataclass(frozen=True)
-class ListingResult:
+class ListingResult(PagePositions):
+    page_size: ClassVar[int] = PAGE_SIZE
     query: ListingQuery
     total: int
     page: int
     page_count: int
     items: tuple[IndexedProject, ...]
     facets: tuple[FacetResult, ...]
-
-    @property
-    def first_position(self) -> int:
-        return (self.page - 1) * PAGE_SIZE + 1 if self.total else 0
-
-    @property
-    def last_position(self) -> int:
-        return min(self.page * PAGE_SIZE, self.total)
 
 
 def _score(entry: IndexedProject, query_words: list[str]) -> int:
