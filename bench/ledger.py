@@ -36,7 +36,7 @@ from bench.load_time import current_rss_kib
 catalog = load_catalog({data_dir!r})
 if {with_ledger!r}:
     catalog = with_ledger(catalog)
-repository = Repository(catalog, "bench")
+repository = Repository(catalog, "bench", "https://example.org")
 print(current_rss_kib())
 """
 
