@@ -11,6 +11,7 @@ OAI-PMH, exports, sitemaps) are not pages: they are never prefixed nor translate
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -50,7 +51,12 @@ def in_language(path: str, language: str) -> str:
 
 def is_page(path: str) -> bool:
     """Whether an unprefixed path names a translated page (not the API, OAI-PMH or an export)."""
-    plain = urlsplit(path).path
+    return _is_page_path(urlsplit(path).path)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_page_path(plain: str) -> bool:
+    # Resolving walks the whole URLconf; the answer for a path never changes while the process runs.
     with translation.override("de"):
         try:
             resolve(in_language(plain, "de"))
