@@ -270,7 +270,7 @@ def measure(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
         "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}",
         "RUST_LOG": "warn",
     }
-    gunicorn = [f"--workers={args.workers}", f"--threads={args.threads}"]
+    gunicorn = [f"--workers={args.workers}"]
     baseline_command = [sys.executable, str(BENCH_DIR / "baseline.py"), "django", f"--bind=127.0.0.1:{baseline_port}"]
     baseline_env = {**os.environ, "PYTHONPATH": str(BENCH_DIR.parent), "RUST_LOG": "warn"}
     with ExitStack() as stack:
@@ -373,7 +373,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--duration", type=int, default=3, help="seconds per measurement (default 3)")
     parser.add_argument("--rounds", type=int, default=3, help="alternations per pair, medians reported (default 3)")
     parser.add_argument("--connections", type=int, default=16)
