@@ -9,7 +9,15 @@ class SiteConfig(AppConfig):
     name = "svc_site"
 
     def ready(self) -> None:
+        from django import db
+        from django.core import signals
+
         from catalog import runtime
         from svc_site import telemetry
 
         runtime.trace_with(telemetry.span)
+        # svc has no database (DATABASES is empty): Django's per-request connection housekeeping
+        # would only walk an empty list twice per request.
+        signals.request_started.disconnect(db.reset_queries)
+        signals.request_started.disconnect(db.close_old_connections)
+        signals.request_finished.disconnect(db.close_old_connections)
