@@ -189,6 +189,15 @@ def test_pages_and_documents_of_withdrawn_items_answer_410(server: Server, stamp
     assert fetch(server, "/projects/NOPE")[0] == 404
 
 
+def test_every_view_of_a_withdrawn_project_answers_410_in_the_page_language(server: Server, stamped: Stamped) -> None:
+    """Exports, linksets and feeds look the project up like its page does: none may answer 404 or fail."""
+    for path in ("metadata.jsonld", "datacite.xml", "citation.bib", "linkset", "records", "changes.atom"):
+        assert fetch(server, f"/projects/{REMOVED_PROJECT}/{path}")[0] == 410, path
+    status, headers, body = fetch(server, f"/de/projects/{REMOVED_PROJECT}")
+    assert status == 410 and headers["Content-Language"] == "de"
+    assert '<html lang="de"' in body.decode() and "aus dem Katalog zurückgezogen" in body.decode()
+
+
 def test_last_modified_comes_from_the_ledger_and_if_modified_since_answers_304(
     server: Server, stamped: Stamped
 ) -> None:

@@ -12,6 +12,7 @@ from lxml import etree, html
 from catalog.domain.loader import load_catalog
 from catalog.formats import datacite_xml, dublin_core_xml, exports, item_metadata
 from tests.conftest import CORPUS_DIR
+from tests.http_support import fetch
 from tests.oai_support import schema
 
 pytestmark = pytest.mark.usefixtures("static_assets")
@@ -184,3 +185,17 @@ def test_about_page_describes_the_data_catalog_the_datasets_are_in(client, corpu
     assert about["@type"] == "DataCatalog" and about["@id"] == dataset["includedInDataCatalog"]["@id"]
     assert about["@id"] == "http://testserver/about#catalog" and tree.xpath("//*[@id='catalog']")
     assert about["distribution"]["contentUrl"] == "http://testserver/catalogue.jsonld"
+
+
+def test_negotiation_over_a_real_server_keeps_each_accept_header_apart(corpus_server):
+    """Through svc serve (compression and caching middleware included): the answer follows each Accept header."""
+    gzip = {"Accept-Encoding": "gzip"}
+    for _ in range(2):  # the second round is answered from the remembered choices
+        bibtex = fetch(corpus_server.base_url, "/projects/0803", headers={**gzip, "Accept": "application/x-bibtex"})
+        assert (bibtex.status, bibtex.headers["location"]) == (303, "/projects/0803/citation.bib")
+        assert "Accept" in bibtex.headers["vary"]
+        page = fetch(corpus_server.base_url, "/projects/0803", headers={**gzip, "Accept": "text/html,*/*;q=0.8"})
+        assert page.status == 200 and page.headers["content-type"].startswith("text/html")
+        assert {"Accept", "Accept-Encoding"} <= {v.strip() for v in page.headers["vary"].split(",")}
+        refused = fetch(corpus_server.base_url, "/projects/0803", headers={"Accept": "image/png"})
+        assert refused.status == 406 and b"text/html" in refused.body
