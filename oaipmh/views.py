@@ -1,22 +1,24 @@
-"""The OAI-PMH endpoint: per-client limits, read the arguments (bounded), answer with :mod:`oaipmh.protocol`."""
+"""The OAI-PMH endpoint: read the arguments (bounded), answer with :mod:`oaipmh.protocol`.
+
+Per-client limits come first, in :mod:`oaipmh.middleware`.
+"""
 
 from __future__ import annotations
 
-import gevent
+import calendar
+import time
+
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, QueryDict
 from django.views.decorators.csrf import csrf_exempt
-from gevent import monkey
 
 from catalog import runtime
 from catalog.domain.memo import memo_for
 from catalog.domain.model import Catalog
 from catalog.runtime import get_catalog
 from catalog.web import wire
-from catalog.web.client import request_client
-from oaipmh import protocol, ratelimit
-from oaipmh.ratelimit import TokenBucket, store_for
+from oaipmh import protocol
 from oaipmh.repository import repository_for
 
 CONTENT_TYPE = "text/xml; charset=utf-8"
@@ -45,55 +47,9 @@ MAX_FORM_BYTES = 8 * 1024
 FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
 
 
-def _too_busy(retry_after: int) -> HttpResponse:
-    return HttpResponse(
-        f"Too many requests: retry in {retry_after} s.\n",
-        status=503,
-        content_type="text/plain; charset=utf-8",
-        headers={"Retry-After": str(retry_after)},
-    )
-
-
-# How long a request waits at most for the others its worker has received to catch up.
-_CATCH_UP_SECONDS = 0.001
-
-
-def _yield_to_received_requests() -> None:
-    """Let the requests this worker has already received run up to the limit too (gevent workers only).
-
-    A gevent worker runs one request until it waits for the network, and a
-    view never does: without this, two requests of one client would never be
-    seen in flight together. Waiting for the event loop to be idle (1 ms at
-    most, under a flood) lets every received request start and count itself.
-    """
-    if monkey.is_module_patched("socket"):
-        with gevent.Timeout(_CATCH_UP_SECONDS, False):
-            gevent.idle()
-
-
 @csrf_exempt
 def endpoint(request: HttpRequest) -> HttpResponse:
-    config = settings.SVC
-    client = request_client(request.META, config.trusted_proxy_hops)
-    in_flight = ratelimit.in_flight.enter(client, config.oai_max_concurrent)
-    if in_flight is None:
-        return _too_busy(1)
-    try:
-        # Let the other requests this worker has already received run up to here first: under
-        # gevent a view never yields by itself, so without this no request would ever see another.
-        _yield_to_received_requests()
-        if in_flight > 1:  # only requests overlapping another of the same client pay the rate limit
-            decision = TokenBucket(
-                store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
-            ).take(client)
-            if not decision.allowed:
-                return _too_busy(decision.retry_after)
-        return _answer(request)
-    finally:
-        ratelimit.in_flight.leave(client)
-
-
-def _answer(request: HttpRequest) -> HttpResponse:
+    """The answer to one OAI-PMH request, admitted by :class:`oaipmh.middleware.AdmissionMiddleware`."""
     if request.method not in ("GET", "HEAD", "POST"):
         return HttpResponseNotAllowed(["GET", "HEAD", "POST"])
     if request.method == "POST":
@@ -114,7 +70,10 @@ def _answer(request: HttpRequest) -> HttpResponse:
         key = (memo.settings_key(settings.SVC), *((name, tuple(given)) for name, given in arguments.items()))
         response["ETag"] = _entity_tag(catalog, key, body)
         # The compressed variants are kept per responseDate: at most one compression a second per URL.
-        wire.mark_stable(response, wire.Stable(catalog.data_version, ("oai", *key, _response_date(body))))
+        # The whole response is replayed to the same request until that second ends.
+        date = _response_date(body)
+        stable = wire.Stable(catalog.data_version, ("oai", *key, date), replay_until=_end_of_second(date))
+        wire.mark_stable(response, stable)
     return response
 
 
@@ -125,6 +84,11 @@ _DATE_END = _DATE_START + len(b"2000-01-01T00:00:00Z")
 
 def _response_date(body: bytes) -> bytes:
     return body[_DATE_START:_DATE_END]
+
+
+def _end_of_second(date: bytes) -> float:
+    """The POSIX time at which a response dated ``date`` (``YYYY-MM-DDThh:mm:ssZ``) is no longer this second's."""
+    return calendar.timegm(time.strptime(date.decode(), "%Y-%m-%dT%H:%M:%SZ")) + 1.0
 
 
 def _entity_tag(catalog: Catalog, key: tuple, body: bytes) -> str:

@@ -38,6 +38,8 @@ MIDDLEWARE = [
     "svc_site.wire.WireMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "svc_site.security.SecurityHeadersMiddleware",
+    "oaipmh.middleware.AdmissionMiddleware",
+    "svc_site.replay.ReplayMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "catalog.pages.languages.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",

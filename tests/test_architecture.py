@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_PARTY = ("catalog", "oaipmh", "healthz", "validation", "apiusage", "svc_site")
 # The Django entry points of the OAI package; the rest of it is the framework-free protocol.
-OAI_DJANGO_MODULES = {"oaipmh.views", "oaipmh.urls"}
+OAI_DJANGO_MODULES = {"oaipmh.views", "oaipmh.urls", "oaipmh.middleware"}
 
 
 def _module_name(path: Path) -> str:

@@ -159,9 +159,10 @@ def serve_and_request(receiver: Receiver, tmp_path, framework_env: str) -> str:
         statuses = [get(server.base_url, "/?verb=Identify&q=Jane%20Doe") for _ in range(3)]
         statuses.append(get(server.base_url, "/no-such-page"))
         statuses.append(get(server.base_url, "/dpe/oai?verb=Identify"))
+        statuses += [get(server.base_url, "/projects") for _ in range(2)]  # the second one is replayed
     finally:
         output = stop_server(server)  # a graceful stop flushes every exporter
-    assert statuses == [308, 308, 308, 404, 200], output
+    assert statuses == [308, 308, 308, 404, 200, 200, 200], output
     return output
 
 
@@ -202,7 +203,7 @@ def test_spans_metrics_and_logs_reach_the_collector_in_dev(receiver, tmp_path):
         for point in metric_points(receiver, "http.server.request.duration")
         for attrs in [attributes(point.attributes)]
     }
-    assert durations == {("/", 308): 3, (None, 404): 1, ("/dpe/oai", 200): 1}
+    assert durations == {("/", 308): 3, (None, 404): 1, ("/dpe/oai", 200): 1, ("/projects", 200): 2}
     sizes = {
         attributes(point.attributes)["svc.catalog.kind"]: point.as_int
         for point in metric_points(receiver, "svc.catalog.size")
@@ -228,10 +229,10 @@ def test_prod_keeps_logs_on_stdout_with_trace_ids(receiver, tmp_path):
     traces = {span.trace_id.hex(): span for span in spans(receiver)}
     lines = [json.loads(line) for line in output.splitlines()]
     access = [line for line in lines if line["logger"] == "svc.access"]
-    assert len(access) == 5
+    assert len(access) == 7
     for line in access:
         assert traces[line["trace_id"]].span_id.hex() == line["span_id"]
-    assert [line["client"] for line in access] == ["198.51.100.0"] * 5
+    assert [line["client"] for line in access] == ["198.51.100.0"] * 7
     (not_found,) = [line for line in lines if line["message"] == "Not Found: /no-such-page"]
     assert not_found["trace_id"] == access[3]["trace_id"]
     outside_requests = [line for line in lines if line["logger"].startswith(("gunicorn", "catalog"))]

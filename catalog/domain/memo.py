@@ -41,10 +41,10 @@ def object_size(value: object) -> int:
 
 
 class BytesLRU:
-    """Rendered bodies by key, bounded by what they cost; least recently used go first.
+    """Rendered bodies (and other values of known cost) by key, bounded by what they cost; least recently used go first.
 
     Bounded so that a crawler or harvester walking every URL cannot grow a
-    worker without limit. An entry costs its key, its body and
+    worker without limit. An entry costs its key, its value and
     :data:`ENTRY_OVERHEAD`: with long keys and short bodies (long distinct
     query strings, small error answers) the keys are most of the memory.
     Entries costing more than a quarter of the budget are not kept.
@@ -52,7 +52,7 @@ class BytesLRU:
 
     def __init__(self, max_bytes: int = PAGE_CACHE_BYTES) -> None:
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[Hashable, tuple[int, bytes]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, tuple[int, object]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
 
@@ -64,22 +64,36 @@ class BytesLRU:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get_or_render(self, key: Hashable, render: Callable[[], bytes]) -> bytes:
+    def find(self, key: Hashable) -> object | None:
+        """The value kept under ``key``, if any (it becomes the most recently used)."""
         with self._lock:
             found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                return found[1]
-        rendered = render()
-        cost = object_size(key) + sys.getsizeof(rendered) + ENTRY_OVERHEAD
-        if cost <= self.max_bytes // 4:
-            with self._lock:
-                if key not in self._entries:
-                    self._entries[key] = (cost, rendered)
-                    self._size += cost
-                    while self._size > self.max_bytes:
-                        _, (evicted_cost, _) = self._entries.popitem(last=False)
-                        self._size -= evicted_cost
+            if found is None:
+                return None
+            self._entries.move_to_end(key)
+            return found[1]
+
+    def keep(self, key: Hashable, value: object, value_bytes: int) -> None:
+        """Keep ``value``, which holds ``value_bytes`` besides its key, in place of what ``key`` held."""
+        cost = object_size(key) + value_bytes + ENTRY_OVERHEAD
+        if cost > self.max_bytes // 4:
+            return
+        with self._lock:
+            replaced = self._entries.pop(key, None)
+            if replaced is not None:
+                self._size -= replaced[0]
+            self._entries[key] = (cost, value)
+            self._size += cost
+            while self._size > self.max_bytes:
+                _, (evicted_cost, _) = self._entries.popitem(last=False)
+                self._size -= evicted_cost
+
+    def get_or_render(self, key: Hashable, render: Callable[[], bytes]) -> bytes:
+        found = self.find(key)
+        if isinstance(found, bytes):
+            return found
+        rendered = render()  # two threads may both render; the bodies are equal
+        self.keep(key, rendered, sys.getsizeof(rendered))
         return rendered
 
 
@@ -112,6 +126,14 @@ class CatalogMemo:
 
     def page(self, key: Hashable, render: Callable[[], bytes]) -> bytes:
         return self._pages.get_or_render(key, render)
+
+    def kept(self, key: Hashable) -> object | None:
+        """A value the web layer kept with the pages (:meth:`keep`), if it is still there."""
+        return self._pages.find(key)
+
+    def keep(self, key: Hashable, value: object, value_bytes: int) -> None:
+        """Keep ``value`` with the rendered pages, under their budget (whole responses, for replay)."""
+        self._pages.keep(key, value, value_bytes)
 
 
 _current: CatalogMemo | None = None

@@ -1,0 +1,75 @@
+"""Admission to the OAI-PMH endpoint: per-client limits, before any answer (a replayed one included)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import gevent
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from gevent import monkey
+
+from catalog.web.client import request_client
+from oaipmh import ratelimit
+from oaipmh.ratelimit import TokenBucket, store_for
+
+# How long a request waits at most for the others its worker has received to catch up.
+_CATCH_UP_SECONDS = 0.001
+
+
+def _too_busy(retry_after: int) -> HttpResponse:
+    return HttpResponse(
+        f"Too many requests: retry in {retry_after} s.\n",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
+def _yield_to_received_requests() -> None:
+    """Let the requests this worker has already received run up to the limit too (gevent workers only).
+
+    A gevent worker runs one request until it waits for the network, and a
+    view never does: without this, two requests of one client would never be
+    seen in flight together. Waiting for the event loop to be idle (1 ms at
+    most, under a flood) lets every received request start and count itself.
+    """
+    if monkey.is_module_patched("socket"):
+        with gevent.Timeout(_CATCH_UP_SECONDS, False):
+            gevent.idle()
+
+
+class AdmissionMiddleware:
+    """At most ``SVC_OAI_MAX_CONCURRENT`` requests of a client in flight; overlapping ones pay the token bucket.
+
+    A middleware rather than part of the view, and outside the replay of
+    stable responses (:mod:`svc_site.replay`), so that a request answered from
+    a kept response is admitted like any other.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        path = settings.SVC.oai_path
+        self.paths = frozenset({f"/{path}", f"/{path}/"})
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info not in self.paths:
+            return self.get_response(request)
+        config = settings.SVC
+        client = request_client(request.META, config.trusted_proxy_hops)
+        in_flight = ratelimit.in_flight.enter(client, config.oai_max_concurrent)
+        if in_flight is None:
+            return _too_busy(1)
+        try:
+            # Let the other requests this worker has already received run up to here first: under
+            # gevent a request never yields by itself, so without this no request would ever see another.
+            _yield_to_received_requests()
+            if in_flight > 1:  # only requests overlapping another of the same client pay the rate limit
+                decision = TokenBucket(
+                    store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
+                ).take(client)
+                if not decision.allowed:
+                    return _too_busy(decision.retry_after)
+            return self.get_response(request)
+        finally:
+            ratelimit.in_flight.leave(client)
