@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Bytes on the wire: compressed vs plain, HEAD and 304 vs GET, harvest bytes, and svc behind the deploy/ nginx.
 
-    python bench/wire.py --data-dir DIR [--duration 3] [--rounds 3] [--json FILE]
+    python bench/wire.py --data-dir DIR [--duration 3] [--rounds 3] [--endpoints NAME,...] [--json FILE]
 
 Starts `svc serve`, the Django baseline (bench/baseline.py, same gunicorn
 settings and middleware) and Debian's nginx with deploy/nginx.conf in front of
@@ -254,13 +254,14 @@ def measure(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
     wrk = Wrk(args, scratch)
     oai_path = urlsplit(os.environ.get("SVC_OAI_BASE_URL") or DEFAULT_OAI_BASE_URL).path
     shortcode, _ = largest_project(args.data_dir)
-    endpoints = {
+    every_endpoint = {
         "listing": "/projects",
         "project": f"/projects/{shortcode}",
         "listrecords-100": f"{oai_path}?verb=ListRecords&metadataPrefix=oai_datacite",
         "api-listing": "/api/v2/projects",
         "sitemap": "/sitemap.xml",
     }
+    endpoints = {name: path for name, path in every_endpoint.items() if not args.endpoints or name in args.endpoints}
     port, baseline_port = free_port(), free_port()
     env = {
         **os.environ,
@@ -312,6 +313,8 @@ def measure(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
                             )
                         )
 
+        if args.endpoints:  # a look at some endpoints: no harvest, no nginx
+            return {"pairs": pairs, "harvests": {}, "nginx": []}
         print("harvest bytes:", file=sys.stderr)
         _, _, formats_body = get(svc.base_url, f"{oai_path}?verb=ListMetadataFormats")
         harvests = {}
@@ -327,7 +330,7 @@ def measure(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
 
         nginx_pairs: list[Pair] = []
         if Path(NGINX).exists():
-            page = endpoints["project"]
+            page = every_endpoint["project"]
             static = scratch / "static"
             static.mkdir()
             extra = (
@@ -377,6 +380,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="alternations per pair, medians reported (default 3)")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--wrk-threads", type=int, default=2)
+    parser.add_argument(
+        "--endpoints",
+        type=lambda names: set(names.split(",")),
+        help="only these pairs (listing,project,listrecords-100,api-listing,sitemap); skips the harvest and nginx",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     args.data_dir = args.data_dir.resolve()

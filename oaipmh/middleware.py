@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import gevent
 from django.conf import settings
@@ -51,6 +52,16 @@ class AdmissionMiddleware:
         self.get_response = get_response
         path = settings.SVC.oai_path
         self.paths = frozenset({f"/{path}", f"/{path}/"})
+        self._bucket: tuple[object, TokenBucket] | None = None
+
+    def bucket(self, config: Any) -> TokenBucket:
+        """The token bucket of ``config``, made once (tests swap the configuration; production never does)."""
+        if self._bucket is None or self._bucket[0] is not config:
+            limits = TokenBucket(
+                store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
+            )
+            self._bucket = (config, limits)
+        return self._bucket[1]
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path_info not in self.paths:
@@ -65,9 +76,7 @@ class AdmissionMiddleware:
             # gevent a request never yields by itself, so without this no request would ever see another.
             _yield_to_received_requests()
             if in_flight > 1:  # only requests overlapping another of the same client pay the rate limit
-                decision = TokenBucket(
-                    store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
-                ).take(client)
+                decision = self.bucket(config).take(client)
                 if not decision.allowed:
                     return _too_busy(decision.retry_after)
             return self.get_response(request)

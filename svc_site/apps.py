@@ -11,6 +11,7 @@ class SiteConfig(AppConfig):
     def ready(self) -> None:
         from django import db
         from django.core import signals
+        from django.core.cache import close_caches
 
         from catalog import runtime
         from svc_site import telemetry
@@ -21,3 +22,5 @@ class SiteConfig(AppConfig):
         signals.request_started.disconnect(db.reset_queries)
         signals.request_started.disconnect(db.close_old_connections)
         signals.request_finished.disconnect(db.close_old_connections)
+        # Nor any cache of Django's (svc keeps its own, per catalogue): nothing to close after a request.
+        signals.request_finished.disconnect(close_caches)
