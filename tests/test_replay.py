@@ -193,3 +193,17 @@ def test_an_oai_answer_is_replayed_only_within_the_second_it_is_dated(server):
         assert asked <= calendar.timegm(time.strptime(date, "%Y-%m-%dT%H:%M:%SZ")) <= answered
         tags.add(reply.headers["etag"])
     assert len(tags) == 1  # and the answer itself stayed the same
+
+
+@pytest.mark.parametrize(
+    ("vary", "keys"),
+    [
+        (None, ()),
+        ("Accept-Encoding", ()),
+        ("Accept, Accept-Language, Cookie, Accept-Encoding", ("HTTP_ACCEPT", "HTTP_ACCEPT_LANGUAGE", "HTTP_COOKIE")),
+        ("content-type", ("CONTENT_TYPE",)),
+        ("Accept, *", None),
+    ],
+)
+def test_vary_names_the_request_values_a_kept_response_is_keyed_by(vary, keys):
+    assert wire.varying_request_keys(vary) == keys

@@ -89,7 +89,8 @@ def varying_request_keys(vary: str | None) -> tuple[str, ...] | None:
         if name == "*":
             return None
         if name and name != "accept-encoding":
-            keys.append("HTTP_" + name.upper().replace("-", "_"))
+            key = name.upper().replace("-", "_")
+            keys.append(key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key)  # PEP 3333
     return tuple(keys)
 
 
