@@ -11,11 +11,15 @@ default (each worker counts alone), or in Redis when ``SVC_CACHE_URL`` names
 one, so that every worker of every replica counts against the same bucket.
 Both update it in one atomic step (a lock in the process, a Lua script in
 Redis), so concurrent requests of one client never wait on each other.
+When Redis cannot be reached the limit fails open: requests are admitted,
+one WARNING per process says so every ``WARN_INTERVAL`` seconds, and Redis is
+asked again after ``RETRY_INTERVAL`` seconds (one INFO line when it answers).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import threading
 import time
@@ -26,6 +30,10 @@ from typing import Protocol
 KEY_PREFIX = "svc:oai-rate:"
 _EPSILON = 1e-9
 _MAX_LOCAL_CLIENTS = 100_000  # forget full buckets beyond this many clients
+WARN_INTERVAL = 60.0  # s: at most one "Redis unreachable" WARNING per process in this time
+RETRY_INTERVAL = 1.0  # s: while Redis fails, requests are admitted without asking it for this long
+
+logger = logging.getLogger("oaipmh.ratelimit")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,16 +93,53 @@ return '0'
 
 
 class RedisStore:
-    """Buckets shared by every process that uses the same Redis."""
+    """Buckets shared by every process that uses the same Redis; open (everything admitted) while it is unreachable.
 
-    def __init__(self, url: str) -> None:
+    A harvester must not be refused, nor a request fail, because the limit's
+    store is down; the per-worker concurrency limit still bounds a flood.
+    After a failure Redis is left alone for ``RETRY_INTERVAL`` so that an
+    unresponsive one (a 1 s socket timeout) does not slow every request.
+    """
+
+    def __init__(self, url: str, clock: Callable[[], float] = time.monotonic) -> None:
         import redis  # only deployments with a shared Redis need the client
 
+        self._errors = redis.RedisError
         self._script = redis.Redis.from_url(url, socket_timeout=1).register_script(_REDIS_GCRA)
+        self.clock = clock
+        self._retry_at = 0.0  # while failing: when to ask Redis again
+        self._warned_at: float | None = None  # when the last WARNING was written
+        self._failing = False
 
     def take(self, client: str, interval: float, tolerance: float) -> float:
+        now = self.clock()
+        if self._failing and now < self._retry_at:
+            return 0.0
         key = KEY_PREFIX + hashlib.blake2b(client.encode(), digest_size=12).hexdigest()
-        return float(self._script(keys=[key], args=[repr(interval), repr(tolerance)]))
+        try:
+            wait = float(self._script(keys=[key], args=[repr(interval), repr(tolerance)]))
+        except self._errors as error:
+            self._failed(now, error)
+            return 0.0
+        if self._failing:
+            self._failing = False
+            logger.info("OAI rate limits are shared through Redis again")
+        return wait
+
+    def _failed(self, now: float, error: Exception) -> None:
+        self._failing = True
+        self._retry_at = now + RETRY_INTERVAL
+        if self._warned_at is None or now - self._warned_at >= WARN_INTERVAL:
+            self._warned_at = now
+            logger.warning(
+                "Redis unreachable (%s): OAI rate limits not applied; next warning in %d s at the earliest",
+                _one_line(str(error)),
+                WARN_INTERVAL,
+            )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 class TokenBucket:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import shutil
 import socket
 import subprocess
@@ -12,9 +13,10 @@ import urllib.request
 
 import pytest
 
+from bench.fleet import Redis
 from catalog.domain.loader import load_catalog
 from oaipmh import ratelimit
-from oaipmh.ratelimit import LocalStore, TokenBucket
+from oaipmh.ratelimit import RETRY_INTERVAL, WARN_INTERVAL, LocalStore, RedisStore, TokenBucket
 from tests.conftest import CORPUS_DIR, free_port, start_server, stop_server
 from tests.oai_support import OAI_PATH, config, parse_valid, request_in_flight
 
@@ -165,6 +167,35 @@ def test_replicas_share_the_limit_through_redis(redis_url):
     finally:
         for replica in replicas:
             stop_server(replica)
+
+
+def test_an_unreachable_redis_admits_everyone_with_one_warning_per_interval(caplog: pytest.LogCaptureFixture):
+    redis = Redis()
+    try:
+        clock = Clock()  # the store's own timing (retry, warnings); the buckets run on Redis's clock
+        bucket = TokenBucket(RedisStore(redis.url, clock), rate=0.001, burst=2)
+        assert [bucket.take("harvester").allowed for _ in range(3)] == [True, True, False]
+
+        def lines(level: int) -> list[str]:
+            return [record.getMessage() for record in caplog.records if record.levelno == level]
+
+        redis.kill()
+        with caplog.at_level(logging.INFO, logger="oaipmh.ratelimit"):
+            assert all(bucket.take("harvester").allowed for _ in range(20))
+            clock.now += RETRY_INTERVAL  # Redis is asked again, and fails again
+            assert all(bucket.take("harvester").allowed for _ in range(20))
+            (warning,) = lines(logging.WARNING)
+            assert warning.startswith("Redis unreachable (") and "\n" not in warning
+            clock.now += WARN_INTERVAL
+            assert bucket.take("harvester").allowed
+            assert len(lines(logging.WARNING)) == 2
+
+            redis.start()  # empty: the buckets are full again
+            clock.now += RETRY_INTERVAL
+            assert [bucket.take("harvester").allowed for _ in range(3)] == [True, True, False]
+            assert lines(logging.INFO) == ["OAI rate limits are shared through Redis again"]
+    finally:
+        redis.stop()
 
 
 def test_concurrent_requests_of_one_client_are_counted_exactly():

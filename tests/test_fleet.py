@@ -1,0 +1,79 @@
+"""The deploy/ fleet on this machine: nginx (deploy/nginx.conf) before three `svc serve` replicas sharing a Redis.
+
+Real processes started here (bench/fleet.py): `redis-server`, the replicas on a
+stamped copy of the real corpus behind a `current` link, and Debian's nginx
+with the shipped configuration (only the replicas' addresses and the port
+replaced). Clients go through the proxy; nginx's access log says which replica
+answered. The phases run in this file's order on one fleet, each leaving it
+whole (a killed replica is started again, Redis too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench.fleet import BURST, Fleet, kill_under_load, limits, redis_outage
+from bench.nginx_proxy import NGINX
+from tests.conftest import CORPUS_DIR
+
+CLIENTS = 6  # sequential harvesters loading the proxy, each from its own address
+
+pytestmark = [
+    pytest.mark.slow,  # three replicas of the real corpus, a replica killed and restarted, a release rolled
+    pytest.mark.skipif(not Path(NGINX).exists(), reason="Debian's nginx is not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
+    fleet = Fleet(tmp_path_factory.mktemp("fleet"), CORPUS_DIR, replicas=3)
+    yield fleet
+    fleet.close()
+
+
+def test_a_client_over_the_oai_limits_gets_503_and_retry_after_from_every_replica(fleet: Fleet):
+    result = limits(fleet)
+    names = {replica.name for replica in fleet.replicas}
+
+    # Requests that overlap one held on their replica pay one bucket for the whole fleet:
+    # BURST are served in all (not BURST per replica), then every replica refuses.
+    assert [answer.status for answer in result.rate] == [200] * BURST + [503] * (len(result.rate) - BURST)
+    refused = result.rate[BURST:]
+    assert {answer.replica for answer in refused} == names
+    assert all(answer.retry_after is not None and int(answer.retry_after) >= 1 for answer in refused)
+
+    # SVC_OAI_MAX_CONCURRENT requests in flight on each replica: the next one is refused wherever it lands.
+    # (Retry-After: 1, not the bucket's wait: this is the concurrency limit, counted per worker.)
+    assert [(answer.status, answer.retry_after) for answer in result.concurrency] == [(503, "1")] * len(
+        result.concurrency
+    )
+    assert {answer.replica for answer in result.concurrency} == names
+
+
+def test_killing_a_replica_under_load_costs_clients_no_request(fleet: Fleet):
+    victim = fleet.replicas[1]
+    result = kill_under_load(fleet, victim, CLIENTS, seconds=6)
+
+    assert result.load.errors == []
+    assert result.answered[victim.name] > 0, "the killed replica served before it died"
+    assert result.after_kill > 0, "the load went on after the kill"
+    assert victim.data_version() == fleet.replicas[0].data_version()  # started again, serving
+
+
+def test_with_redis_down_the_fleet_serves_and_the_limit_fails_open_until_redis_is_back(fleet: Fleet):
+    result = redis_outage(fleet, CLIENTS)
+    names = {replica.name for replica in fleet.replicas}
+
+    assert result.load.errors == []
+    # Twice BURST and more overlapping requests of one client: all served while Redis is down.
+    assert len(result.down) > 2 * BURST and {answer.status for answer in result.down} == {200}
+    # One WARNING per replica for the whole outage, not one per request; no traceback.
+    assert result.warnings == dict.fromkeys(names, 1)
+    assert not [line for line in result.log_errors if "Traceback" in line or "redis" in line.lower()]
+    # Redis back: the shared limit applies again on every replica, and each says so once.
+    assert [answer.status for answer in result.back] == [200] * BURST + [503] * (len(result.back) - BURST)
+    assert {answer.replica for answer in result.back[BURST:]} == names
+    assert result.recovered == dict.fromkeys(names, 1)
