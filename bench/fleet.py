@@ -227,6 +227,7 @@ class Answer:
     status: int
     retry_after: str | None
     replica: str  # which replica answered (from the access log of nginx), "" if none
+    asked: int  # how many replicas nginx asked for it
 
 
 @dataclass
@@ -275,7 +276,7 @@ class Load:
             if connection is None:
                 connection = http.client.HTTPConnection(self.host, self.port, timeout=60, source_address=(source, 0))
             try:
-                connection.request("GET", path)
+                connection.request("GET", path, headers={"Accept-Encoding": "gzip"})  # as harvesters and browsers
                 response = connection.getresponse()
                 response.read()
                 error = None if response.status == 200 else f"{response.status} {path}"
@@ -409,7 +410,7 @@ class Fleet:
                 raise TimeoutError(f"nginx logged {len(entries)} of {requests} requests of {source}")
             time.sleep(0.05)
         return [
-            Answer(status, headers.get("retry-after"), self.answered_by(entry))
+            Answer(status, headers.get("retry-after"), self.answered_by(entry), len(entry.upstreams))
             for (status, headers, _), entry in zip(replies, entries[-requests:], strict=True)
         ]
 
@@ -470,17 +471,35 @@ class KillResult:
     after_kill: int  # requests sent after the SIGKILL
     retried: int  # requests nginx sent to another replica after the killed one failed
     answered: Counter[str]  # requests each replica answered during the run
+    # Responses the killed replica had begun to send (nginx had passed their headers on): cut, as no
+    # proxy can retry a response it has begun to forward. nginx's error log names each.
+    cut_in_transit: list[str]
 
 
 def kill_under_load(fleet: Fleet, victim: Replica, clients: int, seconds: float) -> KillResult:
-    """Load for ``seconds``; SIGKILL ``victim`` (master and workers) a third of the way; start it again afterwards."""
-    logged = len(fleet.access_log())
+    """Load until ``victim`` has answered some requests; SIGKILL it (master and workers); load ``seconds`` more.
+
+    Then start it again and wait until it is ready.
+    """
+    logged, errors_seen = len(fleet.access_log()), len(fleet.nginx.errors())
     with Load(fleet.proxy, fleet.load_paths(), clients) as load:
-        time.sleep(seconds / 3)
+        end = time.monotonic() + 120
+        while sum(fleet.answered_by(entry) == victim.name for entry in fleet.access_log()[logged:]) < 20:
+            if time.monotonic() > end:
+                raise TimeoutError(f"{victim.name} answered no load within 120 s")
+            time.sleep(0.1)
         victim.kill()
         at_kill = load.count()
-        time.sleep(seconds * 2 / 3)
+        time.sleep(seconds)
+        end = time.monotonic() + 120
+        while load.count() - at_kill < 100 * clients and time.monotonic() < end:  # many requests, however busy
+            time.sleep(0.1)
     entries = fleet.access_log()[logged:]
+    cut = [
+        line
+        for line in fleet.nginx.errors()[errors_seen:].splitlines()
+        if "prematurely closed connection while reading upstream" in line and f"//{victim.address}/" in line
+    ]
     victim.start()
     victim.wait_ready()
     return KillResult(
@@ -488,6 +507,7 @@ def kill_under_load(fleet: Fleet, victim: Replica, clients: int, seconds: float)
         load.result.requests - at_kill,
         sum(1 for entry in entries if len(entry.upstreams) > 1 and entry.upstreams[0] == victim.address),
         Counter(fleet.answered_by(entry) for entry in entries if entry.upstreams),
+        cut,
     )
 
 
@@ -605,7 +625,8 @@ def main(argv: list[str] | None = None) -> int:
             killed = kill_under_load(fleet, fleet.replicas[1], args.clients, args.seconds)
             print(
                 f"kill -9 {fleet.replicas[1].name} under load: {_load(killed.load)}; "
-                f"{killed.after_kill} sent after the kill, {killed.retried} retried on another replica; "
+                f"{killed.after_kill} sent after the kill, {killed.retried} retried on another replica, "
+                f"{len(killed.cut_in_transit)} cut in transit; "
                 f"answered: {dict(sorted(killed.answered.items()))}"
             )
             outage = redis_outage(fleet, args.clients)
@@ -623,7 +644,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"ERROR lines {len(rolled.log_errors)}"
                 )
             nginx_errors = [line for line in fleet.nginx.errors().splitlines() if "[error]" in line]
-            print(f"nginx error log: {len(nginx_errors)} [error] lines (upstream failures it retried)")
+            print(f"nginx error log: {len(nginx_errors)} [error] lines")
         finally:
             fleet.close()
     return 0

@@ -45,3 +45,13 @@ def test_probe_is_the_image_healthcheck():
     healthcheck = instruction(final_stage(), "HEALTHCHECK")
     image_probe = yaml.safe_load(healthcheck[healthcheck.index("CMD ") + 4 :])
     assert compose()["services"]["svc"]["healthcheck"]["test"] == ["CMD", *image_probe]
+
+
+def test_the_proxy_closes_idle_upstream_connections_before_svc_does():
+    """Else nginx may send a request on a kept-alive connection at the moment svc closes it."""
+    from svc_site.server import gunicorn_options
+
+    nginx = (DEPLOY / "nginx.conf").read_text()
+    upstream = nginx[nginx.index("upstream svc_replicas {") :].split("}", 1)[0]
+    (timeout,) = re.findall(r"keepalive_timeout (\d+)s;", upstream)
+    assert "keepalive " in upstream and int(timeout) < gunicorn_options("127.0.0.1:8080", 1)["keepalive"]

@@ -51,13 +51,18 @@ def test_a_client_over_the_oai_limits_gets_503_and_retry_after_from_every_replic
         result.concurrency
     )
     assert {answer.replica for answer in result.concurrency} == names
+    # A refusal is final: nginx does not pass a 503 on to another replica.
+    assert {answer.asked for answer in result.rate + result.concurrency} == {1}
 
 
 def test_killing_a_replica_under_load_costs_clients_no_request(fleet: Fleet):
     victim = fleet.replicas[1]
-    result = kill_under_load(fleet, victim, CLIENTS, seconds=6)
+    result = kill_under_load(fleet, victim, CLIENTS, seconds=4)
 
-    assert result.load.errors == []
+    # Every request is answered, by another replica if need be, except a response the killed replica
+    # was sending at that moment: nginx had passed its headers on and can no longer retry it.
+    assert len(result.load.errors) == len(result.cut_in_transit) <= CLIENTS
+    assert all(error.startswith("IncompleteRead") for error in result.load.errors)
     assert result.answered[victim.name] > 0, "the killed replica served before it died"
     assert result.after_kill > 0, "the load went on after the kill"
     assert victim.data_version() == fleet.replicas[0].data_version()  # started again, serving
