@@ -12,12 +12,13 @@ import dataclasses
 import logging
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
 from catalog.domain import ledger
-from catalog.domain.loader import load_catalog, shrinkage
+from catalog.domain.loader import DataDirError, check_data_dir, check_holds_data, load_catalog, shrinkage
 from catalog.domain.model import Catalog
 
 logger = logging.getLogger("catalog")
@@ -105,10 +106,22 @@ def with_ledger(catalog: Catalog) -> Catalog:
     return dataclasses.replace(catalog, ledger=view)
 
 
+def check_serveable(data_dir: Path, allow_empty: bool) -> None:
+    """Raise ``DataDirError`` unless ``data_dir`` exists and (unless ``allow_empty``) holds entity files.
+
+    The start-up and every reload apply it before loading anything, so a
+    wrong mount never becomes a healthy, empty catalogue (SVC_ALLOW_EMPTY_DATA).
+    """
+    check_data_dir(data_dir)
+    if not allow_empty:
+        check_holds_data(data_dir)
+
+
 def reload() -> bool:
     """Re-read the data directory; keep serving the current data if the new set is broken.
 
-    Broken means: the directory is missing or unreadable, a file (or
+    Broken means: the directory is missing or unreadable, holds no entity
+    files (unless ``SVC_ALLOW_EMPTY_DATA``), a file (or
     entity kind) that loaded before now has a problem — typically a file
     caught half-copied, which would silently drop what it holds — or a type
     lost all its items or more than ``SVC_RELOAD_MAX_SHRINK`` of them (a
@@ -117,7 +130,11 @@ def reload() -> bool:
     """
     serving = _current.data_version if _current else None
     try:
+        check_serveable(settings.SVC.data_dir, settings.SVC.allow_empty_data)
         catalog = load()
+    except DataDirError as error:
+        logger.error("reload refused: %s; still serving data version %s", error, serving)
+        return False
     except Exception:
         logger.exception("reload failed; still serving data version %s", serving)
         return False

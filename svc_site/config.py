@@ -78,6 +78,7 @@ class Config:
     allowed_hosts: tuple[str, ...]
     http_max_age: int
     http_stale_while_revalidate: int
+    allow_empty_data: bool = False
 
 
 def parse_log_filter(value: str) -> LogFilter:
@@ -274,5 +275,6 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         http_max_age=read.integer("SVC_HTTP_MAX_AGE", 60, minimum=0),
         http_stale_while_revalidate=read.integer("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0),
         reload_max_shrink=_share("SVC_RELOAD_MAX_SHRINK", read.number("SVC_RELOAD_MAX_SHRINK", 0.5)),
+        allow_empty_data=read.flag("SVC_ALLOW_EMPTY_DATA", False),
     )
     return config, read.names

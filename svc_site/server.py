@@ -13,8 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.arbiter import Arbiter
 from gunicorn.glogging import Logger
 
+from svc_site.gevent_worker import StopSignalsHeld
 from svc_site.privacy import anonymize, redact_query
 
 # Worker heartbeat files live in memory: the image's filesystem is read-only and /tmp may be too.
@@ -37,6 +39,17 @@ class GunicornServer(BaseApplication):
 
     def load(self) -> Any:
         return without_head_bodies(self._load_app())
+
+    def run(self) -> None:
+        _Arbiter(self).run()
+
+
+class _Arbiter(Arbiter):
+    """gunicorn's master, forking each worker with stop signals held until the worker can take them."""
+
+    def spawn_worker(self) -> int:
+        with StopSignalsHeld():
+            return super().spawn_worker()
 
 
 def without_head_bodies(app: Callable[..., Any]) -> Callable[..., Any]:

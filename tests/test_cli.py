@@ -1,9 +1,13 @@
 """The `svc` console script, run as a subprocess."""
 
+import json
 import socket
 import urllib.request
 
-from tests.conftest import CORPUS_DIR, SAMPLE_DIR, run_svc, start_server, stop_server
+import pytest
+
+from tests.conftest import CORPUS_DIR, SAMPLE_DIR, free_port, run_svc, start_server, stop_server
+from tests.ops_support import write_data_set
 
 
 def test_help_lists_the_commands():
@@ -19,7 +23,9 @@ def test_unknown_command_is_a_usage_error():
 
 
 def test_serve_without_data_dir_stops_with_one_line(tmp_path):
-    result = run_svc("serve", env={"SVC_DATA_DIR": str(tmp_path / "missing")})
+    result = run_svc(
+        "serve", env={"SVC_DATA_DIR": str(tmp_path / "missing"), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{free_port()}"}
+    )
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "does not exist" in lines[0]
@@ -63,3 +69,36 @@ def test_serve_uses_legacy_data_dir(tmp_path):
     finally:
         server.process.kill()
     assert "loaded 85 projects" in logs
+
+
+# -- start only on data (issue 21, point 3) ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", ["empty", "unrelated file", "parent of the data"])
+def test_serve_refuses_a_directory_without_entity_files(tmp_path, shape):
+    directory = tmp_path / "mount"
+    directory.mkdir()
+    if shape == "unrelated file":
+        (directory / "notes.txt").write_text("not data")
+    if shape == "parent of the data":
+        write_data_set(directory / "dsp", ["0001"])
+    result = run_svc("serve", env={"SVC_DATA_DIR": str(directory), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{free_port()}"})
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"data directory {str(directory)!r} holds no entity files" in lines[0], lines
+    if shape == "parent of the data":
+        assert f"its subdirectory 'dsp' looks like the data directory ({str(directory / 'dsp')!r})" in lines[0]
+    else:
+        expected = "expected *.json files in projects/, persons/, organizations/, clusters/, collections/, records/"
+        assert expected in lines[0]
+        assert "SVC_ALLOW_EMPTY_DATA=true" in lines[0]
+    assert "gunicorn" not in result.stdout
+
+
+def test_serve_allows_an_empty_catalogue_when_asked(tmp_path):
+    server = start_server(tmp_path, {"SVC_ALLOW_EMPTY_DATA": "true"})
+    try:
+        with urllib.request.urlopen(server.base_url + "/api/v2/projects") as response:
+            assert json.load(response) == []
+    finally:
+        stop_server(server)

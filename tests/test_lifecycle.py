@@ -6,16 +6,22 @@ import http.client
 import os
 import signal
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
 
+from bench import reload_under_load
 from catalog.domain.loader import load_catalog
 from svc_site.middleware import DATA_VERSION_HEADER
-from tests.conftest import start_server, stop_server
-from tests.ops_support import write_data_set
+from svc_site.server import gunicorn_options
+from tests.conftest import SAMPLE_DIR, SVC, free_port, start_server, stop_server
+from tests.ops_support import worker_pids, write_data_set
 
 BIG_FILE_SIZE = 16 * 1024 * 1024  # far more than the socket buffers hold: the worker is still sending
+SIGHUPS = 6  # bench/reload_under_load.py runs 40
+STOP_TRIALS = 10
+GRACEFUL_TIMEOUT = gunicorn_options("127.0.0.1:0", 1)["graceful_timeout"]
 
 
 def test_sigterm_lets_a_request_in_flight_finish(tmp_path: Path):
@@ -135,7 +141,20 @@ def test_sighup_reloads_without_dropping_requests_and_keeps_good_data(tmp_path: 
         # The data directory gone (a failed mount, a dangling link): same.
         switch(current, releases / "missing")
         server.process.send_signal(signal.SIGHUP)
-        server.wait_for_output(f"reload failed; still serving data version {second}")
+        server.wait_for_output(
+            f"reload refused: data directory {str(current)!r} does not exist or is not a directory; "
+            f"still serving data version {second}\n"
+        )
+
+        # An empty directory (a volume that was not mounted): same, unless SVC_ALLOW_EMPTY_DATA.
+        (releases / "empty").mkdir()
+        switch(current, releases / "empty")
+        server.process.send_signal(signal.SIGHUP)
+        server.wait_for_output(
+            f"reload refused: data directory {str(current)!r} holds no entity files: expected *.json files in "
+            "projects/, persons/, organizations/, clusters/, collections/, records/; "
+            f"still serving data version {second}"
+        )
         moment = time.monotonic()
         time.sleep(1)
         assert load.served_since(moment) == {second}
@@ -145,3 +164,121 @@ def test_sighup_reloads_without_dropping_requests_and_keeps_good_data(tmp_path: 
 
     assert load.failures == [], output
     assert len(load.versions) > 100
+    assert "Traceback" not in output, output
+
+
+# -- connections across a reload or a stop (issue 21, points 4 and 5) ---------------------------------------------
+
+
+def test_sighups_under_keep_alive_load_lose_no_request_and_log_no_error(tmp_path: Path):
+    """Four clients reusing their connections in a loop while the server reloads: every request is answered.
+
+    bench/reload_under_load.py runs the same with 40 SIGHUPs (docs/operations.md has the figures).
+    """
+    figures = reload_under_load.run(
+        SAMPLE_DIR, clients=4, sighups=SIGHUPS, interval=1.0, workers=2, log_path=tmp_path / "svc.log"
+    )
+    log = (tmp_path / "svc.log").read_text()
+    assert figures["reloads_logged"] == SIGHUPS, log
+    assert figures["examples"] == [], log  # no 5xx, no request without an answer
+    assert figures["error_lines"] == 0 and figures["traceback_lines"] == 0, log
+    assert figures["requests"] > 100 * SIGHUPS  # the clients kept going throughout
+
+
+def _connect(server) -> socket.socket:
+    host, port = server.base_url.removeprefix("http://").split(":")
+    return socket.create_connection((host, int(port)), timeout=20)
+
+
+def _read_response(sock: socket.socket) -> bytes:
+    """One whole response with a Content-Length body."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, f"connection closed after {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lengths = [line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")]
+    length = int(lengths[0])
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        assert chunk
+        body += chunk
+    return head
+
+
+def test_sigterm_answers_a_request_being_read_and_closes_idle_connections_quietly(tmp_path: Path):
+    data = write_data_set(tmp_path / "data", ["0001"])
+    server = start_server(data, {"SVC_WORKERS": "1"})
+    try:
+        idle = _connect(server)
+        idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        assert b"Connection: keep-alive" in _read_response(idle)
+        reading = _connect(server)
+        reading.sendall(b"GET /healthz HTTP/1.1\r\nHost: localh")  # a request half received
+        time.sleep(0.5)
+
+        server.process.send_signal(signal.SIGTERM)
+        assert idle.recv(1024) == b""  # closed between requests, without an unasked-for answer
+        reading.sendall(b"ost\r\n\r\n")  # the rest of the request, after the stop began
+        head = _read_response(reading)
+        assert head.startswith(b"HTTP/1.1 200 ") and b"Connection: close" in head
+        assert reading.recv(1024) == b""
+        assert server.process.wait(timeout=30) == 0
+    finally:
+        output = stop_server(server)
+    assert " ERROR " not in output and "Traceback" not in output, output
+
+
+def test_a_request_head_slower_than_the_deadline_is_answered_408(tmp_path: Path):
+    """The protective header deadline (docs/reliability.md): 408 and a clean close, not a silent cut."""
+    data = write_data_set(tmp_path / "data", ["0001"])
+    server = start_server(data, {"SVC_WORKERS": "1"})
+    try:
+        sock = _connect(server)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finished
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        assert received.startswith(b"HTTP/1.1 408 Request Timeout\r\n") and b"Connection: close" in received
+    finally:
+        output = stop_server(server)
+    assert " ERROR " not in output and "Traceback" not in output, output
+
+
+def test_sigterm_right_after_start_stops_the_whole_process_tree(tmp_path: Path):
+    """The stop no longer waits for the graceful timeout when it comes while the workers boot.
+
+    A stop signal reaching a worker before its own handlers were installed
+    was swallowed by the master's inherited handler (4 of 9 trials took 30 s).
+    The times are printed (``pytest -s``); the bound asserted is far below
+    the 30 s graceful timeout and far above the second or two a stop takes.
+    """
+    data = write_data_set(tmp_path / "data", ["0001"])
+    times = []
+    for _ in range(STOP_TRIALS):
+        port = free_port()
+        env = {**os.environ, "SVC_DATA_DIR": str(data), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}", "SVC_WORKERS": "2"}
+        process = subprocess.Popen([SVC, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_until_listening(port, process)
+        children = worker_pids(process.pid)
+        started = time.monotonic()
+        process.terminate()
+        try:
+            assert process.wait(timeout=GRACEFUL_TIMEOUT / 2) == 0
+        finally:
+            process.kill()
+        times.append(round(time.monotonic() - started, 2))
+        assert not [pid for pid in children if Path(f"/proc/{pid}").exists()], "a worker outlived the master"
+    print(f"SIGTERM right after start, seconds to stop: {times}")
+
+
+def _wait_until_listening(port: int, process: subprocess.Popen) -> None:
+    end = time.monotonic() + 60
+    while time.monotonic() < end and process.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.01)
+    raise AssertionError(f"svc serve did not listen (exit code {process.poll()})")

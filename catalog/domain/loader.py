@@ -263,6 +263,39 @@ def check_data_dir(root: Path) -> None:
         raise DataDirError(f"data directory {str(root)!r} is not readable")
 
 
+def check_holds_data(root: Path) -> None:
+    """Raise :class:`DataDirError` unless ``root`` holds at least one entity file of a known type.
+
+    An empty directory, one holding something else, or the parent of the data
+    (a volume mounted one level too high) would otherwise be served as a
+    healthy, empty catalogue. For the parent, the error names the
+    subdirectory that looks like the data.
+    """
+    if _holds_entity_files(root):
+        return
+    try:
+        children = sorted(child for child in root.iterdir() if child.is_dir())
+    except OSError:
+        children = []
+    looks_like_data = [child.name for child in children if _holds_entity_files(child)]
+    if looks_like_data:
+        raise DataDirError(
+            f"data directory {str(root)!r} holds no entity files; its subdirectory {looks_like_data[0]!r} "
+            f"looks like the data directory ({str(root / looks_like_data[0])!r})"
+        )
+    raise DataDirError(
+        f"data directory {str(root)!r} holds no entity files: expected *.json files in "
+        + ", ".join(f"{kind}/" for kind in ENTITY_DIRS)
+    )
+
+
+def _holds_entity_files(directory: Path) -> bool:
+    try:
+        return any(json_files(directory / kind) for kind in ENTITY_DIRS)
+    except OSError:
+        return False
+
+
 def load_catalog(data_dir: str | os.PathLike[str], *, with_records: bool = True) -> Catalog:
     """Load a whole data directory. Raises :class:`DataDirError` if it is unusable.
 

@@ -12,6 +12,13 @@ from svc_site.assets import ensure_built
 from svc_site.server import GunicornServer, check_address_free, gunicorn_options
 
 
+def _refusal(error: DataDirError, allow_empty: bool) -> str:
+    """The one line ``svc serve`` stops with when the data directory cannot be served."""
+    if allow_empty or "holds no entity files" not in str(error):
+        return f"SVC_DATA_DIR: {error}"
+    return f"SVC_DATA_DIR: {error} (SVC_ALLOW_EMPTY_DATA=true serves an empty catalogue)"
+
+
 class Command(BaseCommand):
     help = "Run the production web server (gunicorn) on FRAMEWORK_SITE_ADDR."
 
@@ -28,9 +35,10 @@ class Command(BaseCommand):
             ) from None
         telemetry.start_master(config)
         try:
+            runtime.check_serveable(config.data_dir, config.allow_empty_data)
             runtime.get_catalog()
         except DataDirError as error:
-            raise CommandError(str(error)) from None
+            raise CommandError(_refusal(error, config.allow_empty_data)) from None
 
         # A fresh clone has no built assets yet; an image has them built in.
         ensure_built()
