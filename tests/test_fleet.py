@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.fleet import BURST, Fleet, kill_under_load, limits, redis_outage
+from bench.fleet import BURST, Fleet, kill_under_load, limits, redis_outage, rolling_release
 from bench.nginx_proxy import NGINX
 from tests.conftest import CORPUS_DIR
 
@@ -82,3 +82,12 @@ def test_with_redis_down_the_fleet_serves_and_the_limit_fails_open_until_redis_i
     assert [answer.status for answer in result.back] == [200] * BURST + [503] * (len(result.back) - BURST)
     assert {answer.replica for answer in result.back[BURST:]} == names
     assert result.recovered == dict.fromkeys(names, 1)
+
+
+def test_a_release_rolled_through_the_fleet_under_load_costs_clients_no_request(fleet: Fleet):
+    before = fleet.replicas[0].data_version()
+    result = rolling_release(fleet, 2, CLIENTS)
+
+    assert result.load.errors == []
+    assert result.version != before
+    assert result.serving == {replica.name: result.version for replica in fleet.replicas}
