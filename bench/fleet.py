@@ -40,7 +40,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.nginx_proxy import Nginx
+from bench.nginx_proxy import Nginx, wait_listening
 from bench.run import PROJECT_ROOT, SVC, free_port
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
@@ -52,19 +52,6 @@ MAX_CONCURRENT = int(LIMITS["SVC_OAI_MAX_CONCURRENT"])
 REDIS_WARNING = "Redis unreachable"
 REDIS_BACK = "OAI rate limits are shared through Redis again"
 _RELOADED = re.compile(r"reloaded data version (\S+)")
-
-
-def wait_listening(port: int, process: subprocess.Popen, what: str, deadline: float = 30) -> None:
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"{what} does not listen on {port}")
 
 
 class Redis:

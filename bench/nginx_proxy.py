@@ -12,7 +12,7 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.run import PROJECT_ROOT, free_port
@@ -24,6 +24,22 @@ DEPLOY_CONF = PROJECT_ROOT / "deploy" / "nginx.conf"
 def _replace_once(text: str, old: str, new: str) -> str:
     assert text.count(old) == 1, f"deploy/nginx.conf changed: {old!r} is expected exactly once"
     return text.replace(old, new)
+
+
+def wait_listening(
+    port: int, process: subprocess.Popen, what: str, deadline: float = 30, output: Callable[[], str] = str
+) -> None:
+    """Wait until ``process`` accepts connections on ``port`` of 127.0.0.1; say what it wrote if it exits."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}: {output()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"{what} does not listen on {port}")
 
 
 # The one upstream server line: Docker's service name, re-resolved, and the failover parameters.
@@ -93,19 +109,10 @@ class Nginx:
             stderr=subprocess.PIPE,
             text=True,
         )
-        self._wait_listening()
+        wait_listening(self.port, self.process, "nginx", deadline=15, output=self._stderr)
 
-    def _wait_listening(self) -> None:
-        end = time.monotonic() + 15
-        while time.monotonic() < end:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"nginx exited: {self.process.stderr.read() if self.process.stderr else ''}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise TimeoutError("nginx did not listen")
+    def _stderr(self) -> str:
+        return self.process.stderr.read() if self.process.stderr else ""
 
     def errors(self) -> str:
         return (self.root / "logs" / "error.log").read_text()

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import shutil
-import socket
-import subprocess
-import time
 import urllib.error
 import urllib.request
 
@@ -17,7 +13,7 @@ from bench.fleet import Redis
 from catalog.domain.loader import load_catalog
 from oaipmh import ratelimit
 from oaipmh.ratelimit import RETRY_INTERVAL, WARN_INTERVAL, LocalStore, RedisStore, TokenBucket
-from tests.conftest import CORPUS_DIR, free_port, start_server, stop_server
+from tests.conftest import CORPUS_DIR, start_server, stop_server
 from tests.oai_support import OAI_PATH, config, parse_valid, request_in_flight
 
 
@@ -114,27 +110,9 @@ def test_healthz_is_never_limited(client, throttled):
 
 @pytest.fixture
 def redis_url():
-    executable = shutil.which("redis-server")
-    assert executable, "redis-server is required (scripts/test installs it)"
-    port = free_port()
-    process = subprocess.Popen(
-        [executable, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                raise
-            time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
-    process.terminate()
-    process.wait(timeout=10)
+    redis = Redis()
+    yield redis.url
+    redis.stop()
 
 
 def status(url: str) -> tuple[int, str | None]:
