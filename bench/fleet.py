@@ -194,7 +194,13 @@ def held_oai_requests(replicas: Sequence[Replica], source: str, count: int = 1) 
                     f"POST {OAI_PATH} HTTP/1.1\r\nHost: localhost\r\n"
                     "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 13\r\n\r\nverb=".encode()
                 )
-        time.sleep(1)  # each worker has read the headers, and its view waits for the body
+        # A worker that has read a request runs it without yielding until its view waits for the
+        # body: once nothing is left unread, every held request is counted in flight.
+        end = time.monotonic() + 60
+        while any(unread_by_server(sock) for sock in sockets):
+            if time.monotonic() > end:
+                raise TimeoutError("the replicas did not read the held requests within 60 s")
+            time.sleep(0.02)
         yield
     finally:
         for sock in sockets:
@@ -204,6 +210,20 @@ def held_oai_requests(replicas: Sequence[Replica], source: str, count: int = 1) 
             except OSError:
                 pass
             sock.close()
+
+
+def unread_by_server(sock: socket.socket) -> int:
+    """Bytes sent on ``sock`` (IPv4, loopback) that the server has not read yet: its end's receive queue."""
+
+    def hex_address(address: tuple[str, int]) -> str:
+        return f"{int.from_bytes(socket.inet_aton(address[0]), sys.byteorder):08X}:{address[1]:04X}"
+
+    server_end = (hex_address(sock.getpeername()), hex_address(sock.getsockname()))
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if (fields[1], fields[2]) == server_end:
+            return int(fields[4].split(":")[1], 16)
+    raise LookupError(f"no server end for {sock.getsockname()} in /proc/net/tcp")
 
 
 # -- through the proxy ------------------------------------------------------------------------------
