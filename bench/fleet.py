@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A fleet on one machine, as deploy/ runs it: nginx (deploy/nginx.conf) before `svc serve` replicas sharing a Redis.
 
-    .venv/bin/python -m bench.fleet [--data-dir ../shared/corpus/dsp] [--replicas 3] [--seconds 20] [--clients 8]
+    .venv/bin/python -m bench.fleet [--data-dir ../shared/corpus/dsp] [--replicas 3] [--clients 8]
+                                    [--seconds 20] [--kills 1] [--releases 2] [--keep DIR]
 
 Starts a real `redis-server`, the replicas (one gunicorn worker each, the data
 directory a stamped copy reached through a `current` symlink) and nginx, all on
@@ -613,6 +614,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--replicas", type=int, default=3)
     parser.add_argument("--clients", type=int, default=8, help="load clients (sequential harvesters)")
     parser.add_argument("--seconds", type=float, default=20, help="length of the replica-kill run")
+    parser.add_argument("--kills", type=int, default=1, help="replicas killed under load, one after the other")
     parser.add_argument("--releases", type=int, default=2, help="data releases rolled through the fleet")
     parser.add_argument("--keep", type=Path, help="work in this new directory and keep it (logs, nginx access log)")
     return parser.parse_args(argv)
@@ -629,13 +631,15 @@ def main(argv: list[str] | None = None) -> int:
             shared = limits(fleet)
             print(f"limits, rate (burst {BURST} shared): {_answers(shared.rate)}")
             print(f"limits, concurrency ({MAX_CONCURRENT} held per replica): {_answers(shared.concurrency)}")
-            killed = kill_under_load(fleet, fleet.replicas[1], args.clients, args.seconds)
-            print(
-                f"kill -9 {fleet.replicas[1].name} under load: {_load(killed.load)}; "
-                f"{killed.after_kill} sent after the kill, {killed.retried} retried on another replica, "
-                f"{len(killed.cut_in_transit)} cut in transit; "
-                f"answered: {dict(sorted(killed.answered.items()))}"
-            )
+            for kill in range(args.kills):
+                victim = fleet.replicas[(kill + 1) % len(fleet.replicas)]
+                killed = kill_under_load(fleet, victim, args.clients, args.seconds)
+                print(
+                    f"kill -9 {victim.name} under load: {_load(killed.load)}; "
+                    f"{killed.after_kill} sent after the kill, {killed.retried} retried on another replica, "
+                    f"{len(killed.cut_in_transit)} cut in transit; "
+                    f"answered: {dict(sorted(killed.answered.items()))}"
+                )
             outage = redis_outage(fleet, args.clients)
             print(
                 f"redis down: {_load(outage.load)}; over the limit: {_answers(outage.down)}; "
