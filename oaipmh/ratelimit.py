@@ -119,7 +119,7 @@ class RedisStore:
         try:
             wait = float(self._script(keys=[key], args=[repr(interval), repr(tolerance)]))
         except self._errors as error:
-            self._failed(now, error)
+            self._failed(self.clock(), error)  # after the failure: a timeout may have taken a second
             return 0.0
         if self._failing:
             self._failing = False

@@ -176,6 +176,26 @@ def test_an_unreachable_redis_admits_everyone_with_one_warning_per_interval(capl
         redis.stop()
 
 
+def test_a_redis_that_hangs_costs_one_timeout_per_retry_interval_not_one_per_request():
+    import redis
+
+    clock = Clock()
+    store = RedisStore("redis://127.0.0.1:1/0", clock)  # never asked: the script below stands for a hung Redis
+    asked = []
+
+    def hung(**_arguments: object) -> str:
+        asked.append(clock.now)
+        clock.now += 1.0  # the socket timeout
+        raise redis.TimeoutError("Timeout reading from socket")
+
+    store._script = hung
+    bucket = TokenBucket(store, rate=0.001, burst=2)
+    assert all(bucket.take("harvester").allowed for _ in range(20))
+    assert asked == [1000.0]  # once, not before RETRY_INTERVAL has passed since the timeout ended
+    clock.now += RETRY_INTERVAL
+    assert bucket.take("harvester").allowed and len(asked) == 2
+
+
 def test_concurrent_requests_of_one_client_are_counted_exactly():
     from concurrent.futures import ThreadPoolExecutor
 
