@@ -9,6 +9,7 @@ there is no span to refer to.
 
 from __future__ import annotations
 
+import copy
 import logging
 import logging.config
 import sys
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc_site.config import Config
+from svc_site.privacy import printable
 
 READABLE_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 JSON_FORMAT = "%(levelname)s %(name)s %(message)s"
@@ -27,7 +29,10 @@ class RequestContextFilter(logging.Filter):
     Django passes the whole ``HttpRequest`` as ``extra`` on its request log
     lines; written out it would carry the raw query string and headers.
     Django's security lines (bad Host header, too many fields) are bad input,
-    not server faults: they become one WARNING without the traceback.
+    not server faults: they become one WARNING without the traceback. Its
+    line per 4xx answer, and per 503 that svc gives a client over its limits
+    (no exception: a server fault is a 500 with one), record a client's
+    behaviour, not something an operator must act on: INFO.
     """
 
     def __init__(self, with_trace_ids: bool) -> None:
@@ -44,6 +49,8 @@ class RequestContextFilter(logging.Filter):
             # A forged Host header or a malformed body is the client's error: one line, no traceback.
             record.exc_info = record.exc_text = None
             record.levelno, record.levelname = logging.WARNING, "WARNING"
+        elif record.name == "django.request" and _client_behaviour(record):
+            record.levelno, record.levelname = logging.INFO, "INFO"
         if self._current_span is not None:
             context = self._current_span().get_span_context()
             if context.is_valid:
@@ -52,8 +59,23 @@ class RequestContextFilter(logging.Filter):
         return True
 
 
+def _client_behaviour(record: logging.LogRecord) -> bool:
+    status = getattr(record, "status_code", None)
+    return isinstance(status, int) and (status < 500 or (status == 503 and not record.exc_info))
+
+
 class ReadableFormatter(logging.Formatter):
-    """One line per record for people: the message, then the trace ids if any."""
+    """One line per record for people: the message (control characters escaped), then the trace ids if any.
+
+    A message may carry what a client sent (a path, a request line): escaped,
+    it cannot start a forged line or drive the reader's terminal. The JSON
+    lines of PROD escape them by being JSON.
+    """
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        escaped = copy.copy(record)
+        escaped.message = printable(record.message)
+        return super().formatMessage(escaped)
 
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)

@@ -8,6 +8,7 @@ values are kept only for parameters known to carry none.
 from __future__ import annotations
 
 import ipaddress
+import re
 from urllib.parse import parse_qsl, quote
 
 # Prefix lengths kept of a client address: enough to see which network a
@@ -21,6 +22,11 @@ LOGGED_QUERY_PARAMETERS = frozenset(
     {"verb", "metadataPrefix", "set", "from", "until", "identifier", "resumptionToken", "page"}
 )
 REDACTED = "REDACTED"
+
+# Characters that could end a log line, forge another or drive a terminal: C0 and C1 controls, DEL,
+# and the Unicode line and paragraph separators.
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def anonymize(address: str) -> str:
@@ -45,3 +51,15 @@ def redact_query(query_string: str) -> str:
         f"{quote(name, safe='')}={quote(value, safe='') if name in LOGGED_QUERY_PARAMETERS else REDACTED}"
         for name, value in pairs
     )
+
+
+def printable(text: str) -> str:
+    """``text`` on one line and inert in a terminal: control characters written as ``\\n``, ``\\x1b``, ``\\u2028``."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"

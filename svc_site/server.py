@@ -17,7 +17,7 @@ from gunicorn.arbiter import Arbiter
 from gunicorn.glogging import Logger
 
 from svc_site.gevent_worker import StopSignalsHeld
-from svc_site.privacy import anonymize, redact_query
+from svc_site.privacy import REDACTED, anonymize, redact_query
 
 # Worker heartbeat files live in memory: the image's filesystem is read-only and /tmp may be too.
 WORKER_TMP_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None
@@ -73,6 +73,9 @@ def without_head_bodies(app: Callable[..., Any]) -> Callable[..., Any]:
 
 _ADDRESS = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b|[0-9A-Fa-f]*:[0-9A-Fa-f:]*:[0-9A-Fa-f.]*")
 _QUERY = re.compile(r"\?([^\s'\"]*)")
+# gunicorn's line for a request it could not parse; what it quotes is the client's raw text.
+_INVALID_REQUEST = "Invalid request from "
+_QUOTED = re.compile(r"'.*'", re.DOTALL)
 
 
 def _network(match: re.Match[str]) -> str:
@@ -85,14 +88,21 @@ class PrivacyFilter(logging.Filter):
     """gunicorn's own lines with client addresses cut to their network and query values redacted.
 
     gunicorn writes the peer address and the raw request line into its
-    warnings ("Invalid request from ip=…: 'GET /projects?q=…'"); svc's own
-    lines already go through :mod:`svc_site.privacy`, these get the same.
+    warnings ("Invalid request from ip=…: Invalid HTTP Version 'word HTTP/1.1'");
+    svc's own lines already go through :mod:`svc_site.privacy`, these get
+    the same. The text gunicorn quotes from a malformed request is not
+    logged at all: where its query ends is unknown (a space in the query
+    puts the rest in the "HTTP version"). A malformed request is the
+    client's doing: INFO, like the access line of any other request.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < logging.WARNING:  # start-up and worker lines: the listening address stays
             return True
         message = record.getMessage()
+        if message.startswith(_INVALID_REQUEST):
+            message = _QUOTED.sub(f"'{REDACTED}'", message)
+            record.levelno, record.levelname = logging.INFO, "INFO"
         message = _ADDRESS.sub(_network, message)
         record.msg = _QUERY.sub(lambda match: "?" + redact_query(match.group(1)), message)
         record.args = ()
