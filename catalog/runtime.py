@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,8 @@ from django.conf import settings
 from catalog.domain import ledger
 from catalog.domain.loader import DataDirError, check_data_dir, check_holds_data, load_catalog, shrinkage
 from catalog.domain.model import Catalog
+from validation.checks import ENTITY_KINDS
+from validation.schema import schemas
 
 logger = logging.getLogger("catalog")
 
@@ -75,12 +77,17 @@ def load() -> Catalog:
     """Read the configured data directory (raises ``DataDirError`` if it is unusable), traced."""
     data_dir = settings.SVC.data_dir
     with span("catalog.load", **{"svc.data_dir": str(data_dir)}) as load_span:
-        catalog = with_ledger(load_catalog(data_dir))
+        catalog = with_ledger(load_catalog(data_dir, conforms=_conforms))
         load_span.set_attribute("svc.data_version", catalog.data_version)
         load_span.set_attribute("svc.catalog.problems", len(catalog.problems))
         for kind, count in catalog.counts().items():
             load_span.set_attribute(f"svc.catalog.{kind}", count)
     return catalog
+
+
+def _conforms(directory: str, value: Mapping[str, Any]) -> bool:
+    """Whether an object of a type directory matches its JSON Schema (what ``svc validate`` checks)."""
+    return schemas().is_valid(ENTITY_KINDS[directory], value)
 
 
 def with_ledger(catalog: Catalog) -> Catalog:

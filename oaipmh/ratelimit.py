@@ -29,7 +29,7 @@ from typing import Protocol
 
 KEY_PREFIX = "svc:oai-rate:"
 _EPSILON = 1e-9
-_MAX_LOCAL_CLIENTS = 100_000  # forget full buckets beyond this many clients
+MAX_LOCAL_CLIENTS = 100_000  # clients whose buckets one process keeps at most
 WARN_INTERVAL = 60.0  # s: at most one "Redis unreachable" WARNING per process in this time
 RETRY_INTERVAL = 1.0  # s: while Redis fails, requests are admitted without asking it for this long
 
@@ -69,13 +69,24 @@ class LocalStore:
             now = self.clock()
             full_at, wait = gcra_step(self._full_at.get(client), now, interval, tolerance)
             if full_at is not None:
-                if len(self._full_at) >= _MAX_LOCAL_CLIENTS:
+                if len(self._full_at) >= MAX_LOCAL_CLIENTS:
                     self._forget_full_buckets(now)
                 self._full_at[client] = full_at
             return wait
 
     def _forget_full_buckets(self, now: float) -> None:
-        self._full_at = {client: full_at for client, full_at in self._full_at.items() if full_at > now}
+        """Drop the buckets that are full again; under a flood of distinct clients, the older half too.
+
+        A forgotten client starts again with a full burst: the store stays
+        bounded whatever number of addresses send requests.
+        """
+        kept = {client: full_at for client, full_at in self._full_at.items() if full_at > now}
+        if len(kept) >= MAX_LOCAL_CLIENTS:
+            kept = dict(list(kept.items())[len(kept) // 2 :])
+        self._full_at = kept
+
+    def __len__(self) -> int:
+        return len(self._full_at)
 
 
 # gcra_step in Lua, run atomically by Redis on its own clock (one clock for all replicas).

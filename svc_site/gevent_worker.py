@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import select
 import signal
 import time
 from types import TracebackType
@@ -47,7 +48,7 @@ LAST_CALL_SECONDS = 0.5
 REQUEST_HEAD_SECONDS = 5.0
 STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT, signal.SIGQUIT})
 
-_original_select = get_original("select", "select")
+_original_poll = get_original("select", "poll")  # not select(): descriptors above 1023 are common here
 
 
 class StopSignalsHeld:
@@ -85,7 +86,11 @@ class _Idle:
 
     def readable_now(self) -> bool:
         """Whether bytes wait on the socket, even if the event loop has not said so yet."""
-        return self.readable or bool(_original_select([self.fd], [], [], 0)[0])
+        if self.readable:
+            return True
+        poller = _original_poll()
+        poller.register(self.fd, select.POLLIN)
+        return bool(poller.poll(0))
 
     def close(self) -> None:
         self._watcher.stop()

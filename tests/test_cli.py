@@ -102,3 +102,83 @@ def test_serve_allows_an_empty_catalogue_when_asked(tmp_path):
             assert json.load(response) == []
     finally:
         stop_server(server)
+
+
+# -- entity files too large or not matching their schema (issue 21, point 1) ------------------------------------------
+
+
+VALID_PROJECT = {
+    "pid": "https://ark.dasch.swiss/ark:/72163/1/0001",
+    "officialName": "Project",
+    "status": "Finished",
+    "shortDescription": "A project.",
+    "description": {"en": "A project."},
+    "startDate": "2020-01-01",
+    "endDate": "2021-01-01",
+    "howToCite": "Project.",
+    "accessRights": {"accessRights": "Full Open Access"},
+    "legalInfo": [
+        {
+            "license": {
+                "licenseIdentifier": "CC BY 4.0",
+                "licenseDate": "2021-01-01",
+                "licenseURI": "https://creativecommons.org/licenses/by/4.0/",
+            },
+            "copyrightHolder": "DaSCH",
+            "authorship": ["CALCULATED"],
+        }
+    ],
+    "keywords": [{"en": "test"}],
+    "disciplines": [{"en": "10302 Swiss history"}],
+    "temporalCoverage": [{"en": "2020"}],
+    "spatialCoverage": [{"type": "URL", "url": "https://www.geonames.org/2658434"}],
+    "attributions": [{"contributor": "organization-001", "contributorType": ["Project Leader"]}],
+    "funding": "No funding",
+}
+
+
+def _data_with_a_huge_and_an_invalid_file(root):
+    """Two projects that match their schema but for one field of 0002, and a persons file above the limit."""
+    from catalog.domain.loader import MAX_ENTITY_FILE_BYTES
+
+    data = write_data_set(root, ["0001", "0002"])
+    for shortcode, status in (("0001", "Finished"), ("0002", 42)):
+        path = data / "projects" / f"{shortcode}.json"
+        path.write_text(json.dumps(json.loads(path.read_text()) | VALID_PROJECT | {"status": status}))
+    (data / "persons").mkdir()
+    person = {"id": "person-x", "givenNames": ["A"], "familyNames": ["B"], "note": "x" * 1000}
+    count = MAX_ENTITY_FILE_BYTES // 1000 + 10
+    (data / "persons" / "huge.json").write_text(json.dumps([{**person, "id": f"person-{n}"} for n in range(count)]))
+    return data
+
+
+def test_serve_skips_a_huge_entity_file_and_names_a_schema_invalid_one_once(tmp_path):
+    data = _data_with_a_huge_and_an_invalid_file(tmp_path / "data")
+    server = start_server(data)
+    try:
+        with urllib.request.urlopen(server.base_url + "/api/v2/persons") as response:
+            assert json.load(response) == []  # the huge file was not read
+        with urllib.request.urlopen(server.base_url + "/api/v2/projects") as response:
+            assert [project["shortcode"] for project in json.load(response)] == ["0001", "0002"]  # served as it is
+    finally:
+        output = stop_server(server)
+    warnings = [line for line in output.splitlines() if " WARNING " in line]
+    size = (data / "persons" / "huge.json").stat().st_size
+    assert len(warnings) == 2, output
+    assert "projects/0002.json: 1 of 1 object(s) do not match the schema of projects/" in warnings[0]
+    assert f"skipped persons/huge.json: {size} bytes, more than the 16777216 bytes (16 MiB)" in warnings[1]
+    assert " ERROR " not in output
+
+
+def test_validate_refuses_a_huge_entity_file_with_a_finding(tmp_path):
+    data = _data_with_a_huge_and_an_invalid_file(tmp_path / "data")
+    result = run_svc("validate", str(data), "--format", "json")
+    assert result.returncode == 1
+    findings = json.loads(result.stdout)["findings"]
+    size = (data / "persons" / "huge.json").stat().st_size
+    assert {
+        "file": "persons/huge.json",
+        "path": "$",
+        "check": "file",
+        "message": f"not read: {size} bytes, more than the 16777216 bytes (16 MiB) an entity file may hold",
+    } in findings

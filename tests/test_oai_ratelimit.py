@@ -12,7 +12,7 @@ import pytest
 from bench.fleet import Redis
 from catalog.domain.loader import load_catalog
 from oaipmh import ratelimit
-from oaipmh.ratelimit import RETRY_INTERVAL, WARN_INTERVAL, LocalStore, RedisStore, TokenBucket
+from oaipmh.ratelimit import MAX_LOCAL_CLIENTS, RETRY_INTERVAL, WARN_INTERVAL, LocalStore, RedisStore, TokenBucket
 from tests.conftest import CORPUS_DIR, start_server, stop_server
 from tests.oai_support import OAI_PATH, config, parse_valid, request_in_flight
 
@@ -46,6 +46,15 @@ def test_retry_after_is_the_wait_in_whole_seconds():
     assert bucket.take("a").retry_after == 10
     clock.now += 7.5
     assert bucket.take("a").retry_after == 3
+
+
+def test_the_local_store_stays_bounded_under_a_flood_of_clients():
+    """Buckets that are not full yet count too: a flood of addresses cannot grow a worker without limit."""
+    store = LocalStore(Clock())  # the clock never moves: no bucket is ever full again
+    bucket = TokenBucket(store, rate=0.001, burst=10)
+    for number in range(MAX_LOCAL_CLIENTS * 2):
+        assert bucket.take(f"client-{number}").allowed
+    assert len(store) <= MAX_LOCAL_CLIENTS
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,14 @@
 
 The attack: many connections each send a partial request (or a POST body)
 and then trickle a byte now and then, so that a thread-per-request server
-holds a thread per connection. This test keeps 200 such connections open for
-60 s against a real `svc serve` and probes ``/healthz`` and a page meanwhile.
+holds a thread per connection. This test keeps 200 such connections trickling
+for 60 s against a real `svc serve` and probes ``/healthz`` and a page meanwhile.
+
+What happens to the tricklers (docs/reliability.md): the 100 whose headers
+never end are answered ``408 Request Timeout`` and closed 5 s after their
+first byte (the request-head deadline; their next byte then meets a closed
+connection); the 100 whose form body never ends hold their connection for
+the whole minute (a body has no deadline of svc's own).
 
 Slow by design (about 70 s): marked ``slow``; deselect with ``-m "not slow"``
 while iterating, but it stays in the suite.
@@ -57,7 +63,7 @@ def test_trickling_connections_do_not_delay_healthz_or_pages() -> None:
         probes = 0
         while time.monotonic() < end:
             for sock in tricklers:  # one more byte each, never the end of the headers
-                with contextlib.suppress(OSError):  # the server may close a connection that took too long
+                with contextlib.suppress(OSError):  # a request head past its 5 s deadline was answered 408 and closed
                     sock.sendall(b"X")
             for path in ("/healthz", "/projects"):
                 status, elapsed = _timed_get(server.base_url + path)  # raises on the 1 s deadline

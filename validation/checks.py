@@ -23,10 +23,12 @@ from typing import Any
 
 from catalog.domain.loader import (
     ENTITY_DIRS,
+    MAX_ENTITY_FILE_BYTES,
     OPTIONAL_FILES,
     RECORDS_SUFFIX,
     DataDirError,
     check_data_dir,
+    entity_file_too_large,
     iter_json_array,
     json_files,
     load_catalog,
@@ -273,6 +275,11 @@ class _Validation:
         for path in self.files(directory):
             file = self.relative(path)
             self.progress(file)
+            size = _size(path)
+            if size > MAX_ENTITY_FILE_BYTES:
+                self.counts["files"] += 1
+                self.add(file, "$", Check.FILE, f"not read: {entity_file_too_large(size)}")
+                continue
             for index, value in self.objects(path):
                 self.counts[directory] += 1
                 self.schema_findings(kind, file, index, value)
@@ -527,6 +534,13 @@ class _Validation:
                     Check.TEMPORAL_COVERAGE,
                     f'{what} resolves to no date: {reason} (add it there with a date, or with source "unresolved")',
                 )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # reading it reports why
 
 
 def _entries(value: Any) -> Iterator[tuple[int, Any]]:

@@ -58,6 +58,9 @@ class SchemaSet:
     def _uri(schema_dir: Path, name: str) -> str:
         return (schema_dir / name).as_uri()
 
+    def is_valid(self, kind: str, instance: Any) -> bool:
+        return bool(self._validators[kind].is_valid(instance))
+
     def errors(self, kind: str, instance: Any) -> Iterator[tuple[tuple[PathPart, ...], str]]:
         """(path inside the instance, message) for each violation; nothing when valid."""
         validator = self._validators[kind]

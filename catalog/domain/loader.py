@@ -35,6 +35,12 @@ logger = logging.getLogger("catalog.domain.loader")
 ENTITY_DIRS = ("projects", "persons", "organizations", "clusters", "collections", "records")
 RECORDS_SUFFIX = "-records.json"
 OPTIONAL_FILES = ("chronontology-periods.json", "temporal-coverage-enrichment.json")
+# The largest entity file (projects/, persons/, … but not records/) that is read: a file of hundreds of
+# megabytes there is a mistake, and would cost many times its size in memory. Records files have no limit.
+MAX_ENTITY_FILE_BYTES = 16 * 1024 * 1024
+
+# Whether an object of a type directory ("persons") matches that type's JSON Schema.
+Conforms = Callable[[str, Mapping[str, Any]], bool]
 
 _decoder = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -123,18 +129,30 @@ def _skip_whitespace(text: str, index: int) -> int:
 class _Reader:
     """Reads files, hashing every byte for the data version and noting problems."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, conforms: Conforms | None = None) -> None:
         self.data_dir = data_dir
+        self.conforms = conforms
         self.digest = hashlib.blake2b(digest_size=12)
         self.problems: list[LoadProblem] = []
 
     def relative(self, path: Path) -> str:
         return path.relative_to(self.data_dir).as_posix()
 
-    def problem(self, path: Path, reason: str) -> None:
+    def problem(self, path: Path, reason: str, level: int = logging.ERROR) -> None:
         name = self.relative(path)
-        logger.error("skipped %s: %s", name, reason)
+        logger.log(level, "skipped %s: %s", name, reason)
         self.problems.append(LoadProblem(name, reason))
+
+    def too_large(self, path: Path) -> bool:
+        """Whether an entity file is above :data:`MAX_ENTITY_FILE_BYTES` (then skipped, with one WARNING)."""
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return False  # reading it reports why
+        if size <= MAX_ENTITY_FILE_BYTES:
+            return False
+        self.problem(path, entity_file_too_large(size), logging.WARNING)
+        return True
 
     def read_text(self, path: Path) -> str | None:
         try:
@@ -172,9 +190,15 @@ class _Reader:
     def entities(self, kind: str, build: Callable[[Mapping[str, Any]], E], key: str = "id") -> list[E]:
         loaded: list[E] = []
         for path in json_files(self.data_dir / kind):
+            if self.too_large(path):
+                continue
             in_file: list[E] = []
+            objects = not_conforming = 0
             try:
                 for raw in self.objects(path):
+                    objects += 1
+                    if self.conforms is not None and not self.conforms(kind, raw):
+                        not_conforming += 1
                     if not isinstance(raw.get(key), str) or not raw[key].strip():
                         self.problem(path, f"an object has no {key!r}")
                         continue
@@ -184,6 +208,14 @@ class _Reader:
             except RecursionError as error:  # freeze of an object nested deeper than the parser allows
                 self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
                 continue
+            if not_conforming:
+                logger.warning(
+                    "%s: %d of %d object(s) do not match the schema of %s/; served as they are (svc validate says why)",
+                    self.relative(path),
+                    not_conforming,
+                    objects,
+                    kind,
+                )
             loaded.extend(in_file)
         return loaded
 
@@ -233,6 +265,11 @@ class _Reader:
         except RecursionError as error:  # a record nested deeper than its re-encoding allows
             self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
             return None
+
+
+def entity_file_too_large(size: int) -> str:
+    """Why an entity file of ``size`` bytes is not read (the loader's WARNING, the validator's finding)."""
+    return f"{size} bytes, more than the {MAX_ENTITY_FILE_BYTES} bytes (16 MiB) an entity file may hold"
 
 
 def _reason(error: BaseException) -> str:
@@ -296,16 +333,20 @@ def _holds_entity_files(directory: Path) -> bool:
         return False
 
 
-def load_catalog(data_dir: str | os.PathLike[str], *, with_records: bool = True) -> Catalog:
+def load_catalog(
+    data_dir: str | os.PathLike[str], *, with_records: bool = True, conforms: Conforms | None = None
+) -> Catalog:
     """Load a whole data directory. Raises :class:`DataDirError` if it is unusable.
 
     ``with_records=False`` checks the records files' names but reads none (for a
-    single pass over them with :func:`iter_record_tables`).
+    single pass over them with :func:`iter_record_tables`). With ``conforms``,
+    an entity file holding objects that do not match their schema is named in
+    one WARNING (they are served as they are).
     """
     root = Path(data_dir)
     check_data_dir(root)
 
-    reader = _Reader(root)
+    reader = _Reader(root, conforms)
     project_by_key = _unique(
         "projects", reader.entities("projects", Project.from_raw, "shortcode"), lambda p: p.key, reader
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -294,10 +295,21 @@ def _catalogue_chunks(catalog: Catalog, base_url: str) -> list[bytes]:
 
 @require_safe
 def catalogue_jsonld(request: HttpRequest) -> StreamingHttpResponse:
-    """Every project, person and organization as one JSON-LD file, built once per data version and origin."""
+    """Every project, person and organization as one JSON-LD file, kept with the rendered pages.
+
+    The ids are absolute URLs of the origin the request names, which a client
+    may pick (any ``Host``): kept under the pages' byte budget, never per
+    origin without a bound. A catalogue whose export is larger than a quarter
+    of that budget is built for each request.
+    """
     catalog = get_catalog()
     base = origin.base_url(request)
-    chunks = memo_for(catalog).get(("catalogue-jsonld", base), lambda: _catalogue_chunks(catalog, base))
+    memo = memo_for(catalog)
+    key = ("catalogue-jsonld", base)
+    chunks = memo.kept(key)
+    if not isinstance(chunks, list):
+        chunks = _catalogue_chunks(catalog, base)
+        memo.keep(key, chunks, sys.getsizeof(chunks) + sum(sys.getsizeof(chunk) for chunk in chunks))
 
     def stream() -> Iterator[bytes]:
         yield from chunks
