@@ -1,9 +1,11 @@
 """The `svc` console script, run as a subprocess."""
 
 import socket
+import tomllib
 import urllib.request
+from importlib.metadata import version
 
-from tests.conftest import CORPUS_DIR, SAMPLE_DIR, run_svc, start_server, stop_server
+from tests.conftest import CORPUS_DIR, PROJECT_ROOT, SAMPLE_DIR, run_svc, start_server, stop_server
 
 
 def test_help_lists_the_commands():
@@ -11,6 +13,19 @@ def test_help_lists_the_commands():
     assert result.returncode == 0
     for command in ("serve", "validate", "healthcheck"):
         assert f"  {command} " in result.stdout
+
+
+def test_no_command_prints_the_usage_and_is_a_usage_error():
+    result = run_svc()
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("usage: svc ") and "  healthcheck " in result.stderr
+
+
+def test_version_is_the_installed_package_version():
+    result = run_svc("--version")
+    assert result.returncode == 0
+    assert result.stdout == f"svc {version('svc')}\n"
+    assert version("svc") == tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]["version"]
 
 
 def test_unknown_command_is_a_usage_error():
@@ -43,6 +58,13 @@ def test_healthcheck_against_a_running_server(corpus_server):
     assert ok.returncode == 0, ok.stderr
     missing = run_svc("healthcheck", "--url", corpus_server.base_url + "/no-such-page")
     assert missing.returncode == 1 and "HTTP 404" in missing.stderr
+
+
+def test_healthcheck_does_not_follow_a_redirect(corpus_server):
+    url = corpus_server.base_url + "/"  # answers 308 to /projects, which is 200
+    result = run_svc("healthcheck", "--url", url)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines() == [f"unhealthy: {url}: HTTP 308 redirect to '/projects'"]
 
 
 def test_healthcheck_when_nothing_listens():
