@@ -21,6 +21,8 @@ from urllib.parse import unquote, urlsplit
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = "modules/svc/server/data"
 DEFAULT_SITE_ROOT = "site"
+# Worker processes of `svc serve`: SVC_WORKERS and its --workers option.
+WORKER_BOUNDS = (1, 64)
 
 # Rust's `tracing` level names, as used by RUST_LOG, mapped to Python levels.
 LOG_LEVELS: dict[str, int] = {
@@ -93,7 +95,8 @@ _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 _LOGGER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
-def _whole(value: str, minimum: int, maximum: int) -> int:
+def whole_number(value: str, minimum: int, maximum: int) -> int:
+    """``value`` as a whole number from ``minimum`` to ``maximum``, written in plain digits; else ValueError."""
     if not _WHOLE.fullmatch(value) or not minimum <= int(value) <= maximum:
         raise ValueError(value)
     return int(value)
@@ -145,7 +148,7 @@ def parse_site_addr(value: str) -> tuple[str, int]:
     host = host.strip("[]")
     if not sep or not host or _CONTROL.search(host) or " " in host:
         raise ValueError(value)
-    return host, _whole(port, 1, 65535)
+    return host, whole_number(port, 1, 65535)
 
 
 def parse_resource_attributes(value: str | None) -> dict[str, str]:
@@ -286,7 +289,10 @@ class _Reader:
 
     def integer(self, name: str, default: int, *, minimum: int, maximum: int) -> int:
         return self.value(
-            name, default, lambda raw: _whole(raw, minimum, maximum), f"a whole number from {minimum} to {maximum}"
+            name,
+            default,
+            lambda raw: whole_number(raw, minimum, maximum),
+            f"a whole number from {minimum} to {maximum}",
         )
 
     def number(self, name: str, default: float, *, minimum: float, maximum: float) -> float:
@@ -377,7 +383,7 @@ def _load(environ_map: Mapping[str, str]) -> tuple[Config, _Reader]:
             "FRAMEWORK_OUTPUT_NAME", "svc", _relative_name(nested=False), "a plain file name (letters, digits, ., _, -)"
         ),
         env=read.value("FRAMEWORK_ENV", "DEV", _choice("DEV", "PROD"), "DEV or PROD"),
-        workers=read.integer("SVC_WORKERS", 2, minimum=1, maximum=64),
+        workers=read.integer("SVC_WORKERS", 2, minimum=WORKER_BOUNDS[0], maximum=WORKER_BOUNDS[1]),
         allowed_hosts=read.value(
             "SVC_ALLOWED_HOSTS", ("*",), _host_patterns, "comma-separated host names, .domain or *"
         ),

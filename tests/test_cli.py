@@ -5,7 +5,9 @@ import tomllib
 import urllib.request
 from importlib.metadata import version
 
-from tests.conftest import CORPUS_DIR, PROJECT_ROOT, SAMPLE_DIR, run_svc, start_server, stop_server
+import pytest
+
+from tests.conftest import CORPUS_DIR, PROJECT_ROOT, SAMPLE_DIR, free_port, run_svc, start_server, stop_server
 
 
 def test_help_lists_the_commands():
@@ -31,6 +33,14 @@ def test_version_is_the_installed_package_version():
 def test_unknown_command_is_a_usage_error():
     result = run_svc("frobnicate")
     assert result.returncode == 2 and "unknown command 'frobnicate'" in result.stderr
+
+
+@pytest.mark.parametrize("workers", ["0", "65", "two", "1e1"])
+def test_serve_refuses_workers_outside_the_bounds_of_svc_workers(workers):
+    address = f"127.0.0.1:{free_port()}"  # should it start after all, not on a port in use
+    result = run_svc("serve", "--workers", workers, env={"FRAMEWORK_SITE_ADDR": address}, timeout=30)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == f"svc serve: error: argument --workers: invalid workers value: '{workers}'"
 
 
 def test_serve_without_data_dir_stops_with_one_line(tmp_path):

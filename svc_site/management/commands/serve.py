@@ -9,14 +9,25 @@ from catalog import runtime
 from catalog.domain.loader import DataDirError
 from svc_site import lifecycle, telemetry
 from svc_site.assets import ensure_built
+from svc_site.config import WORKER_BOUNDS, whole_number
 from svc_site.server import GunicornServer, check_address_free, gunicorn_options
+
+
+def workers(value: str) -> int:
+    """--workers within the bounds SVC_WORKERS has."""
+    return whole_number(value, *WORKER_BOUNDS)
 
 
 class Command(BaseCommand):
     help = "Run the production web server (gunicorn) on FRAMEWORK_SITE_ADDR."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--workers", type=int, default=settings.SVC.workers, help="worker processes (SVC_WORKERS)")
+        parser.add_argument(
+            "--workers",
+            type=workers,
+            default=settings.SVC.workers,
+            help="worker processes, {} to {} (SVC_WORKERS)".format(*WORKER_BOUNDS),
+        )
 
     def handle(self, *args, workers: int, **options) -> None:
         config = settings.SVC
