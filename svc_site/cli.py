@@ -15,6 +15,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "check-api-usage": ("check_api_usage", "find uses of removed/deprecated companion repository API items"),
 }
 
+HELP_FLAGS = frozenset({"-h", "--help", "help"})
+VERSION_FLAGS = frozenset({"-V", "--version"})
 USAGE = "usage: svc [--version] <command> [options]   (svc <command> --help for its options)"
 
 
@@ -30,10 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args:  # a command is required: the usage, as for any other usage error
         print(usage(), file=sys.stderr)
         return 2
-    if args[0] in {"-h", "--help", "help"}:
+    if args[0] in HELP_FLAGS:
         print(usage())
         return 0
-    if args[0] in {"-V", "--version"}:
+    if args[0] in VERSION_FLAGS:
         print(f"svc {version('svc')}")
         return 0
     if args[0] not in SUBCOMMANDS:
