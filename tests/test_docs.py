@@ -6,6 +6,7 @@ import glob
 import re
 import shlex
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.management.base import CommandError
@@ -150,3 +151,23 @@ def test_every_project_path_in_the_docs_exists():
             if is_path and code.split("/")[0] in top_level and not glob.glob(str(PROJECT_ROOT / code)):
                 missing.append(f"{document.name}: {code}")
     assert missing == []
+
+
+def test_defaults_named_in_the_docs_are_the_configuration_tables():
+    """`SVC_X` … (default V) anywhere in the docs says what the table (kept equal to the code) says."""
+    table = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([A-Z_]+)` \| (.+) \|$", table, flags=re.MULTILINE))
+    mentions = []
+    for document in OPERATOR_DOCUMENTS:
+        text = " ".join(document.read_text(encoding="utf-8").split())
+        pattern = r"`((?:SVC|FRAMEWORK|OTEL|RUST|PROFILER)_[A-Z_]+)`[^.(`]{0,60}\(default `?([^`,;)]+)`?"
+        mentions += [(document.name, name, value) for name, value in re.findall(pattern, text)]
+    assert len(mentions) >= 5
+    wrong = []
+    for document, name, value in mentions:
+        default, _, rest = rows[name].partition(" | ")
+        # The default itself, its path (the OAI endpoint's), or the value the meaning gives an unset variable.
+        allowed = {default.strip("`"), urlsplit(default.strip("`")).path, *re.findall(r"`([^`]+)`", rest)}
+        if value.strip() not in allowed:
+            wrong.append(f"{document}: {name} (default {value}) but the table says {default}")
+    assert wrong == []
