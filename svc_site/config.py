@@ -21,6 +21,8 @@ from urllib.parse import unquote, urlsplit
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = "modules/svc/server/data"
 DEFAULT_SITE_ROOT = "site"
+# The top of the OAI limits: a limit this high never applies (benchmarks run unthrottled so).
+UNLIMITED = 1_000_000_000
 # Worker processes of `svc serve`: SVC_WORKERS and its --workers option.
 WORKER_BOUNDS = (1, 64)
 
@@ -354,9 +356,9 @@ def _load(environ_map: Mapping[str, str]) -> tuple[Config, _Reader]:
         oai_base_url=oai_base_url,
         oai_path=urlsplit(oai_base_url).path.strip("/"),
         oai_page_size=read.integer("SVC_OAI_PAGE_SIZE", 100, minimum=1, maximum=1000),
-        oai_rate_limit_per_second=read.number("SVC_OAI_RATE_LIMIT_PER_SECOND", 1.0, minimum=0.001, maximum=1000),
-        oai_rate_limit_burst=read.integer("SVC_OAI_RATE_LIMIT_BURST", 60, minimum=1, maximum=10000),
-        oai_max_concurrent=read.integer("SVC_OAI_MAX_CONCURRENT", 4, minimum=1, maximum=100),
+        oai_rate_limit_per_second=read.number("SVC_OAI_RATE_LIMIT_PER_SECOND", 1.0, minimum=0.001, maximum=UNLIMITED),
+        oai_rate_limit_burst=read.integer("SVC_OAI_RATE_LIMIT_BURST", 60, minimum=1, maximum=UNLIMITED),
+        oai_max_concurrent=read.integer("SVC_OAI_MAX_CONCURRENT", 4, minimum=1, maximum=UNLIMITED),
         oai_repository_name=text("SVC_OAI_REPOSITORY_NAME", "DaSCH Service Platform Repository"),
         oai_admin_email=read.value("SVC_OAI_ADMIN_EMAIL", "info@dasch.swiss", _email, "an e-mail address"),
         oai_repository_identifier=read.value(
