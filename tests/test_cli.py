@@ -43,6 +43,20 @@ def test_serve_refuses_workers_outside_the_bounds_of_svc_workers(workers):
     assert result.stderr.splitlines()[-1] == f"svc serve: error: argument --workers: invalid workers value: '{workers}'"
 
 
+def test_serve_with_a_site_root_it_cannot_write_stops_with_one_line():
+    unwritable = "/proc/sys"  # exists, and not even root can create a directory in it
+    address = f"127.0.0.1:{free_port()}"
+    result = run_svc(
+        "serve",
+        env={"SVC_DATA_DIR": str(SAMPLE_DIR), "FRAMEWORK_SITE_ROOT": unwritable, "FRAMEWORK_SITE_ADDR": address},
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"CommandError: FRAMEWORK_SITE_ROOT {unwritable}: cannot build the static assets there "
+        "(No such file or directory)"
+    )
+
+
 def test_serve_without_data_dir_stops_with_one_line(tmp_path):
     result = run_svc("serve", env={"SVC_DATA_DIR": str(tmp_path / "missing")})
     assert result.returncode == 1

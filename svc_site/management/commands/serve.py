@@ -44,7 +44,12 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
 
         # A fresh clone has no built assets yet; an image has them built in.
-        ensure_built()
+        try:
+            ensure_built()
+        except OSError as error:
+            raise CommandError(
+                f"FRAMEWORK_SITE_ROOT {config.site_root}: cannot build the static assets there ({error.strerror})"
+            ) from None
         lifecycle.warm_up()
 
         from svc_site.wsgi import application
