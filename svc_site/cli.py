@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     if args[0] in HELP_FLAGS:
         print(usage())
         return 0
-    if args[0] in VERSION_FLAGS:
+    # Each command's own --version would print Django's version, which no operator asks for.
+    if args[0] in VERSION_FLAGS or (args[0] in SUBCOMMANDS and "--version" in args[1:]):
         print(f"svc {version('svc')}")
         return 0
     if args[0] not in SUBCOMMANDS:

@@ -23,8 +23,9 @@ def test_no_command_prints_the_usage_and_is_a_usage_error():
     assert result.stderr.startswith("usage: svc ") and "  healthcheck " in result.stderr
 
 
-def test_version_is_the_installed_package_version():
-    result = run_svc("--version")
+@pytest.mark.parametrize("arguments", [("--version",), ("-V",), ("serve", "--version"), ("validate", "--version")])
+def test_version_is_the_installed_package_version(arguments):
+    result = run_svc(*arguments)
     assert result.returncode == 0
     assert result.stdout == f"svc {version('svc')}\n"
     assert version("svc") == tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]["version"]
