@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib.metadata import version
 
 # `svc <subcommand>` → management command name, with its one-line summary.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -14,7 +15,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "check-api-usage": ("check_api_usage", "find uses of removed/deprecated companion repository API items"),
 }
 
-USAGE = "usage: svc <command> [options]   (svc <command> --help for its options)"
+HELP_FLAGS = frozenset({"-h", "--help", "help"})
+VERSION_FLAGS = frozenset({"-V", "--version"})
+USAGE = "usage: svc [--version] <command> [options]   (svc <command> --help for its options)"
 
 
 def usage() -> str:
@@ -26,8 +29,15 @@ def usage() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] in {"-h", "--help", "help"}:
+    if not args:  # a command is required: the usage, as for any other usage error
+        print(usage(), file=sys.stderr)
+        return 2
+    if args[0] in HELP_FLAGS:
         print(usage())
+        return 0
+    # Each command's own --version would print Django's version, which no operator asks for.
+    if args[0] in VERSION_FLAGS or (args[0] in SUBCOMMANDS and "--version" in args[1:]):
+        print(f"svc {version('svc')}")
         return 0
     if args[0] not in SUBCOMMANDS:
         print(f"svc: unknown command {args[0]!r}\n\n{usage()}", file=sys.stderr)

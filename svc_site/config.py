@@ -1,8 +1,10 @@
 """The one place that reads the environment.
 
-Every variable svc understands is read here, typed and validated. An invalid
-value raises :class:`ConfigError` naming the variable, so start-up stops with
-one clear line instead of failing later in a request.
+Every variable svc understands is read here, typed and validated strictly: a
+value is either exactly what the variable allows or refused. An invalid value
+raises :class:`ConfigError` naming the variable, the value and what is allowed,
+so every command stops with one clear line instead of misreading it (``10/min``
+as 10) or failing later in a request. An empty value counts as unset.
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import TypeVar, overload
 from urllib.parse import unquote, urlsplit
-
-import environ
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = "modules/svc/server/data"
+DEFAULT_SITE_ROOT = "site"
+# The top of the OAI limits: a limit this high never applies (benchmarks run unthrottled so).
+UNLIMITED = 1_000_000_000
+# Worker processes of `svc serve`: SVC_WORKERS and its --workers option.
+WORKER_BOUNDS = (1, 64)
 
 # Rust's `tracing` level names, as used by RUST_LOG, mapped to Python levels.
 LOG_LEVELS: dict[str, int] = {
@@ -78,18 +83,62 @@ class Config:
     allowed_hosts: tuple[str, ...]
     http_max_age: int
     http_stale_while_revalidate: int
+    hsts_max_age: int
     allow_empty_data: bool = False
+
+
+T = TypeVar("T")
+
+_WHOLE = re.compile(r"[0-9]+")
+# Plain decimal notation only: no sign, exponent, nan or inf.
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?|\.[0-9]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_HOST_PATTERN = re.compile(r"\*|\.?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]")
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+_LOGGER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def whole_number(value: str, minimum: int, maximum: int) -> int:
+    """``value`` as a whole number from ``minimum`` to ``maximum``, written in plain digits; else ValueError."""
+    if not _WHOLE.fullmatch(value) or not minimum <= int(value) <= maximum:
+        raise ValueError(value)
+    return int(value)
+
+
+def _decimal(value: str, minimum: float, maximum: float) -> float:
+    if not _DECIMAL.fullmatch(value) or not minimum <= float(value) <= maximum:
+        raise ValueError(value)
+    return float(value)
+
+
+def _plain(number: float) -> str:
+    """A number as the table writes it: plain decimals, no exponent, no trailing zeros."""
+    return format(number, "f").rstrip("0").rstrip(".")
+
+
+def _text(value: str) -> str:
+    if _CONTROL.search(value):
+        raise ValueError(value)
+    return value
+
+
+def _members(value: str) -> list[str]:
+    """Comma-separated members, each stripped; an empty member (``a,,b``, ``,``) is an error, not skipped."""
+    members = [member.strip() for member in value.split(",")]
+    if not all(members):
+        raise ValueError(value)
+    return members
 
 
 def parse_log_filter(value: str) -> LogFilter:
     """Parse `info` or `catalog=debug,django.request=warning` (RUST_LOG syntax)."""
     default_level = logging.INFO
     logger_levels: list[tuple[str, int]] = []
-    for directive in filter(None, (part.strip() for part in value.split(","))):
+    for directive in _members(value):
         target, _, level_name = directive.rpartition("=")
-        level = LOG_LEVELS.get(level_name.strip().lower())
-        if level is None:
-            raise ConfigError(f"RUST_LOG: unknown level {level_name.strip()!r} in {directive!r}")
+        level = LOG_LEVELS[level_name.strip().lower()]  # an unknown level: KeyError, refused as invalid
+        if target and not _LOGGER.fullmatch(target.strip()):
+            raise ValueError(directive)
         if target:
             logger_levels.append((target.strip(), level))
         else:
@@ -99,182 +148,252 @@ def parse_log_filter(value: str) -> LogFilter:
 
 def parse_site_addr(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigError(f"FRAMEWORK_SITE_ADDR: expected HOST:PORT, got {value!r}")
-    return host.strip("[]"), int(port)
+    host = host.strip("[]")
+    if not sep or not host or _CONTROL.search(host) or " " in host:
+        raise ValueError(value)
+    return host, whole_number(port, 1, 65535)
+
+
+def parse_resource_attributes(value: str | None) -> dict[str, str]:
+    """OTEL_RESOURCE_ATTRIBUTES: ``key=value,…``, values percent-decoded (the OpenTelemetry syntax)."""
+    attributes: dict[str, str] = {}
+    for item in _members(value) if value else []:
+        key, sep, raw_value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(item)
+        attributes[key.strip()] = unquote(raw_value.strip())
+    return attributes
+
+
+def _url(value: str, schemes: frozenset[str], *, base: bool) -> str:
+    """An absolute URL with one of ``schemes`` and a host; a base URL also has no query, fragment or user."""
+    parts = urlsplit(value)
+    if parts.scheme not in schemes or not parts.hostname or _CONTROL.search(value) or " " in value:
+        raise ValueError(value)
+    parts.port  # noqa: B018 -- raises ValueError for a port that is not a number from 0 to 65535
+    if base and (parts.query or parts.fragment or "?" in value or "#" in value or parts.username is not None):
+        raise ValueError(value)
+    return value
+
+
+_HTTP = frozenset({"http", "https"})
+
+
+def _base_url(value: str) -> str:
+    return _url(value, _HTTP, base=True)
+
+
+def _oai_base_url(value: str) -> str:
+    """OAI-PMH 2.0 §3.1.1: the base URL is host, port and optionally a path; svc needs the path for its endpoint."""
+    if not urlsplit(_base_url(value)).path.strip("/"):
+        raise ValueError(value)
+    return value
+
+
+def _cache_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme == "unix" and parts.path and not _CONTROL.search(value):
+        return value
+    return _url(value, frozenset({"redis", "rediss"}), base=False)
+
+
+def _matching(pattern: str) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        if not re.fullmatch(pattern, value):
+            raise ValueError(value)
+        return value
+
+    return parse
+
+
+# A domain name, as OAI identifiers and the oai-identifier description require.
+_domain = _matching(r"[a-zA-Z][a-zA-Z0-9\-]*(\.[a-zA-Z][a-zA-Z0-9\-]*)+")
+_email = _matching(r"[^\s@]+@([^\s@.]+\.)+[^\s@.]+")
+
+
+def _resource_attributes(value: str) -> str:
+    parse_resource_attributes(value)
+    return value
+
+
+def _host_patterns(value: str) -> tuple[str, ...]:
+    members = _members(value)
+    if not all(_HOST_PATTERN.fullmatch(member) for member in members):
+        raise ValueError(value)
+    return tuple(members)
+
+
+def _choice(*choices: str) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        if value.upper() not in choices:
+            raise ValueError(value)
+        return value.upper()
+
+    return parse
+
+
+def _relative_name(*, nested: bool) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        parts = value.strip("/").split("/")
+        if (len(parts) > 1 and not nested) or not all(_NAME.fullmatch(part) and part != ".." for part in parts):
+            raise ValueError(value)
+        return "/".join(parts)
+
+    return parse
+
+
+def _existing_directory(value: str) -> Path:
+    """Relative to the project; it must exist: svc never creates a directory an operator named."""
+    path = Path(_text(value))
+    path = path if path.is_absolute() else PROJECT_ROOT / path
+    if not path.is_dir():
+        raise ValueError(value)
+    return path
 
 
 class _Reader:
-    """django-environ over a given mapping, recording every variable it reads.
+    """Reads variables from a mapping, recording each name read and its default.
 
-    The recorded names let a test check that the README documents exactly the
-    variables that svc reads.
+    The recorded names let a test check that docs/configuration.md documents
+    exactly the variables that svc reads, with the defaults the code has.
     """
 
     def __init__(self, environ_map: Mapping[str, str]) -> None:
-        self._env = environ.Env()
-        self._env.ENVIRON = dict(environ_map)
+        self._environ = environ_map
         self.names: list[str] = []
+        self.defaults: dict[str, object] = {}
 
-    def _get(self, cast: Callable[..., Any], name: str, default: Any) -> Any:
+    def value(self, name: str, default: T, parse: Callable[[str], T], allowed: str) -> T:
+        """The parsed value of ``name``, ``default`` when unset or empty; ``allowed`` says what parses."""
         self.names.append(name)
+        self.defaults[name] = default
+        raw = self._environ.get(name, "")
+        if raw.strip() == "":
+            return default
         try:
-            return cast(name, default=default)
-        except (ValueError, environ.ImproperlyConfigured) as error:
-            raise ConfigError(f"{name}: invalid value {self._env.ENVIRON.get(name)!r} ({error})") from None
+            return parse(raw.strip())
+        except (ValueError, KeyError):
+            raise ConfigError(f"{name}: {raw!r} is not allowed; expected {allowed}") from None
 
     @overload
     def text(self, name: str, default: str) -> str: ...
     @overload
     def text(self, name: str, default: None = None) -> str | None: ...
     def text(self, name: str, default: str | None = None) -> str | None:
-        value = self._get(self._env.str, name, default)
-        return value if value != "" else default
+        return self.value(name, default, _text, "text without control characters")
 
     def flag(self, name: str, default: bool) -> bool:
-        raw = self._env.ENVIRON.get(name)
-        if raw is not None and raw.strip().lower() not in {"true", "false", "1", "0", "yes", "no", "on", "off", ""}:
-            self.names.append(name)
-            raise ConfigError(f"{name}: expected true or false, got {raw!r}")
-        return self._get(self._env.bool, name, default)
+        return self.value(
+            name,
+            default,
+            lambda raw: {"true": True, "1": True, "false": False, "0": False}[raw.lower()],
+            "true, false, 1 or 0",
+        )
 
-    def integer(self, name: str, default: int, minimum: int) -> int:
-        value = self._get(self._env.int, name, default)
-        if value < minimum:
-            raise ConfigError(f"{name}: must be at least {minimum}, got {value}")
-        return value
+    def integer(self, name: str, default: int, *, minimum: int, maximum: int) -> int:
+        return self.value(
+            name,
+            default,
+            lambda raw: whole_number(raw, minimum, maximum),
+            f"a whole number from {minimum} to {maximum}",
+        )
 
-    def number(self, name: str, default: float) -> float:
-        value = self._get(self._env.float, name, default)
-        if not value > 0:
-            raise ConfigError(f"{name}: must be a positive number, got {value}")
-        return value
+    def number(self, name: str, default: float, *, minimum: float, maximum: float) -> float:
+        return self.value(
+            name,
+            default,
+            lambda raw: _decimal(raw, minimum, maximum),
+            f"a decimal number from {_plain(minimum)} to {_plain(maximum)}",
+        )
 
-    def items(self, name: str, default: list[str]) -> list[str]:
-        return [item.strip() for item in self._get(self._env.list, name, default) if item.strip()]
-
-
-def _share(name: str, value: float) -> float:
-    if value > 1:
-        raise ConfigError(f"{name}: expected a share between 0 and 1, got {value}")
-    return value
-
-
-@overload
-def _absolute_url(name: str, value: str) -> str: ...
-@overload
-def _absolute_url(name: str, value: None) -> None: ...
-@overload
-def _absolute_url(name: str, value: str | None) -> str | None: ...
-def _absolute_url(name: str, value: str | None) -> str | None:
-    if value is None:
-        return None
-    parts = urlsplit(value)
-    if parts.scheme not in {"http", "https"} or not parts.netloc:
-        raise ConfigError(f"{name}: expected an http(s) URL, got {value!r}")
-    return value
-
-
-def parse_resource_attributes(value: str | None) -> dict[str, str]:
-    """OTEL_RESOURCE_ATTRIBUTES: ``key=value,…``, values percent-decoded (the OpenTelemetry syntax)."""
-    attributes: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in (value or "").split(","))):
-        key, sep, raw_value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"OTEL_RESOURCE_ATTRIBUTES: expected key=value, got {item!r}")
-        attributes[key.strip()] = unquote(raw_value.strip())
-    return attributes
-
-
-def _resource_attributes(value: str | None) -> str | None:
-    parse_resource_attributes(value)
-    return value
-
-
-def _cache_url(value: str | None) -> str | None:
-    if value is not None and urlsplit(value).scheme not in {"redis", "rediss", "unix"}:
-        raise ConfigError(f"SVC_CACHE_URL: expected a redis:// URL, got {value!r}")
-    return value
-
-
-def _oai_repository_identifier(value: str) -> str:
-    """A domain name, as OAI identifiers and the oai-identifier description require."""
-    if not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9\-]*(\.[a-zA-Z][a-zA-Z0-9\-]*)+", value):
-        raise ConfigError(f"SVC_OAI_REPOSITORY_IDENTIFIER: expected a domain name such as dasch.swiss, got {value!r}")
-    return value
-
-
-def _oai_admin_email(value: str) -> str:
-    if not re.fullmatch(r"\S+@(\S+\.)+\S+", value):
-        raise ConfigError(f"SVC_OAI_ADMIN_EMAIL: expected an e-mail address, got {value!r}")
-    return value
+    @overload
+    def url(self, name: str, default: str) -> str: ...
+    @overload
+    def url(self, name: str, default: None = None) -> str | None: ...
+    def url(self, name: str, default: str | None = None) -> str | None:
+        return self.value(name, default, _base_url, "an http(s) URL with a host, without query, fragment or user")
 
 
 def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, list[str]]:
     """Read and validate every variable; return the config and the names read."""
-    read = _Reader(os.environ if environ_map is None else environ_map)
+    config, read = _load(os.environ if environ_map is None else environ_map)
+    return config, read.names
 
-    log_filter = parse_log_filter(read.text("RUST_LOG", "info"))
 
-    data_dir_value = read.text("SVC_DATA_DIR") or read.text("DATA_DIR")
+def variable_defaults() -> dict[str, object]:
+    """Each variable's default as the code has it (None: unset), for the test that keeps the docs in step."""
+    return _load({})[1].defaults
+
+
+def _load(environ_map: Mapping[str, str]) -> tuple[Config, _Reader]:
+    read = _Reader(environ_map)
+    text = read.text
+
+    data_dir_value = text("SVC_DATA_DIR") or text("DATA_DIR")
     # Absolute but not resolved: a symlink is followed anew on every reload (switch it, then SIGHUP).
     data_dir = Path(data_dir_value).absolute() if data_dir_value else PROJECT_ROOT / DEFAULT_DATA_DIR
-
-    oai_base_url = _absolute_url(
-        "SVC_OAI_BASE_URL", read.text("SVC_OAI_BASE_URL", "https://repository.dasch.swiss/dpe/oai")
+    oai_base_url = read.value(
+        "SVC_OAI_BASE_URL",
+        "https://repository.dasch.swiss/dpe/oai",
+        _oai_base_url,
+        "an http(s) URL with a host and a path, without query, fragment or user (OAI-PMH baseURL)",
     )
-    oai_path = urlsplit(oai_base_url).path.strip("/")
-    if not oai_path:
-        raise ConfigError(f"SVC_OAI_BASE_URL: needs a path for the endpoint, got {oai_base_url!r}")
-
-    env_name = (read.text("FRAMEWORK_ENV", "DEV") or "DEV").upper()
-    if env_name not in {"DEV", "PROD"}:
-        raise ConfigError(f"FRAMEWORK_ENV: expected DEV or PROD, got {env_name!r}")
-
-    site_host, site_port = parse_site_addr(read.text("FRAMEWORK_SITE_ADDR", "0.0.0.0:8080"))
-    site_root = Path(read.text("FRAMEWORK_SITE_ROOT", "site"))
-    if not site_root.is_absolute():
-        site_root = PROJECT_ROOT / site_root
-    pkg_dir = read.text("FRAMEWORK_SITE_PKG_DIR", "pkg").strip("/")
-    output_name = read.text("FRAMEWORK_OUTPUT_NAME", "svc")
-    for name, value in (("FRAMEWORK_SITE_PKG_DIR", pkg_dir), ("FRAMEWORK_OUTPUT_NAME", output_name)):
-        if not value or ".." in value.split("/") or "\\" in value:
-            raise ConfigError(f"{name}: expected a plain relative name, got {value!r}")
+    site_root = read.value("FRAMEWORK_SITE_ROOT", None, _existing_directory, "an existing directory")
+    site_addr = read.value("FRAMEWORK_SITE_ADDR", ("0.0.0.0", 8080), parse_site_addr, "HOST:PORT, port 1 to 65535")
 
     config = Config(
-        log_filter=log_filter,
+        log_filter=read.value(
+            "RUST_LOG",
+            parse_log_filter("info"),
+            parse_log_filter,
+            "a level (trace, debug, info, warn, error, off) or comma-separated [logger=]level directives",
+        ),
         data_dir=data_dir,
-        analytics_site_id=read.text("SVC_ANALYTICS_SITE_ID"),
-        analytics_url=_absolute_url("SVC_ANALYTICS_URL", read.text("SVC_ANALYTICS_URL", "https://cloud.umami.is")),
+        analytics_site_id=read.value(
+            "SVC_ANALYTICS_SITE_ID", None, _matching(r"[A-Za-z0-9-]+"), "letters, digits and hyphens"
+        ),
+        analytics_url=read.url("SVC_ANALYTICS_URL", "https://cloud.umami.is"),
         show_placeholder_values=read.flag("SVC_SHOW_PLACEHOLDER_VALUES", False),
         oai_base_url=oai_base_url,
-        oai_path=oai_path,
-        oai_page_size=read.integer("SVC_OAI_PAGE_SIZE", 100, minimum=1),
-        oai_rate_limit_per_second=read.number("SVC_OAI_RATE_LIMIT_PER_SECOND", 1.0),
-        oai_rate_limit_burst=read.integer("SVC_OAI_RATE_LIMIT_BURST", 60, minimum=1),
-        oai_max_concurrent=read.integer("SVC_OAI_MAX_CONCURRENT", 4, minimum=1),
-        oai_repository_name=read.text("SVC_OAI_REPOSITORY_NAME", "DaSCH Service Platform Repository"),
-        oai_admin_email=_oai_admin_email(read.text("SVC_OAI_ADMIN_EMAIL", "info@dasch.swiss")),
-        oai_repository_identifier=_oai_repository_identifier(read.text("SVC_OAI_REPOSITORY_IDENTIFIER", "dasch.swiss")),
-        trusted_proxy_hops=read.integer("SVC_TRUSTED_PROXY_HOPS", 0, minimum=0),
-        cache_url=_cache_url(read.text("SVC_CACHE_URL")),
-        otel_exporter_otlp_endpoint=_absolute_url(
-            "OTEL_EXPORTER_OTLP_ENDPOINT", read.text("OTEL_EXPORTER_OTLP_ENDPOINT")
+        oai_path=urlsplit(oai_base_url).path.strip("/"),
+        oai_page_size=read.integer("SVC_OAI_PAGE_SIZE", 100, minimum=1, maximum=1000),
+        oai_rate_limit_per_second=read.number("SVC_OAI_RATE_LIMIT_PER_SECOND", 1.0, minimum=0.001, maximum=UNLIMITED),
+        oai_rate_limit_burst=read.integer("SVC_OAI_RATE_LIMIT_BURST", 60, minimum=1, maximum=UNLIMITED),
+        oai_max_concurrent=read.integer("SVC_OAI_MAX_CONCURRENT", 4, minimum=1, maximum=UNLIMITED),
+        oai_repository_name=text("SVC_OAI_REPOSITORY_NAME", "DaSCH Service Platform Repository"),
+        oai_admin_email=read.value("SVC_OAI_ADMIN_EMAIL", "info@dasch.swiss", _email, "an e-mail address"),
+        oai_repository_identifier=read.value(
+            "SVC_OAI_REPOSITORY_IDENTIFIER", "dasch.swiss", _domain, "a domain name such as dasch.swiss"
         ),
-        otel_service_name=read.text("OTEL_SERVICE_NAME"),
-        otel_resource_attributes=_resource_attributes(read.text("OTEL_RESOURCE_ATTRIBUTES")),
-        profiler_endpoint=_absolute_url("PROFILER_ENDPOINT", read.text("PROFILER_ENDPOINT")),
-        site_host=site_host,
-        site_port=site_port,
-        site_root=site_root,
-        site_pkg_dir=pkg_dir,
-        output_name=output_name,
-        env=env_name,
-        workers=read.integer("SVC_WORKERS", 2, minimum=1),
-        allowed_hosts=tuple(read.items("SVC_ALLOWED_HOSTS", ["*"])),
-        http_max_age=read.integer("SVC_HTTP_MAX_AGE", 60, minimum=0),
-        http_stale_while_revalidate=read.integer("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0),
-        reload_max_shrink=_share("SVC_RELOAD_MAX_SHRINK", read.number("SVC_RELOAD_MAX_SHRINK", 0.5)),
+        trusted_proxy_hops=read.integer("SVC_TRUSTED_PROXY_HOPS", 0, minimum=0, maximum=10),
+        cache_url=read.value("SVC_CACHE_URL", None, _cache_url, "a redis://, rediss:// or unix:// URL"),
+        otel_exporter_otlp_endpoint=read.url("OTEL_EXPORTER_OTLP_ENDPOINT"),
+        otel_service_name=text("OTEL_SERVICE_NAME"),
+        otel_resource_attributes=read.value(
+            "OTEL_RESOURCE_ATTRIBUTES",
+            None,
+            _resource_attributes,
+            "comma-separated key=value pairs",
+        ),
+        profiler_endpoint=read.url("PROFILER_ENDPOINT"),
+        site_host=site_addr[0],
+        site_port=site_addr[1],
+        site_root=site_root or PROJECT_ROOT / DEFAULT_SITE_ROOT,
+        site_pkg_dir=read.value(
+            "FRAMEWORK_SITE_PKG_DIR", "pkg", _relative_name(nested=True), "a relative path of plain names"
+        ),
+        output_name=read.value(
+            "FRAMEWORK_OUTPUT_NAME", "svc", _relative_name(nested=False), "a plain file name (letters, digits, ., _, -)"
+        ),
+        env=read.value("FRAMEWORK_ENV", "DEV", _choice("DEV", "PROD"), "DEV or PROD"),
+        workers=read.integer("SVC_WORKERS", 2, minimum=WORKER_BOUNDS[0], maximum=WORKER_BOUNDS[1]),
+        allowed_hosts=read.value(
+            "SVC_ALLOWED_HOSTS", ("*",), _host_patterns, "comma-separated host names, .domain or *"
+        ),
+        http_max_age=read.integer("SVC_HTTP_MAX_AGE", 60, minimum=0, maximum=31536000),
+        http_stale_while_revalidate=read.integer("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0, maximum=31536000),
+        hsts_max_age=read.integer("SVC_HSTS_MAX_AGE", 31536000, minimum=0, maximum=63072000),
+        reload_max_shrink=read.number("SVC_RELOAD_MAX_SHRINK", 0.5, minimum=0, maximum=1),
         allow_empty_data=read.flag("SVC_ALLOW_EMPTY_DATA", False),
     )
-    return config, read.names
+    return config, read

@@ -5,6 +5,11 @@ Django's SecurityMiddleware already sends ``X-Content-Type-Options: nosniff``,
 Content-Security-Policy and the framing ban. Scripts run only from our own
 origin (and the analytics origin when analytics is on): no inline scripts, no
 ``eval``. JSON-LD blocks are data, not scripts, so the policy allows them.
+
+``Strict-Transport-Security`` goes only on responses to requests svc knows
+came over HTTPS: gunicorn sets the scheme from ``X-Forwarded-Proto`` only
+when ``SVC_TRUSTED_PROXY_HOPS`` is above 0, and RFC 6797 (section 7.2) says a
+host must not send it over plain HTTP.
 """
 
 from __future__ import annotations
@@ -54,6 +59,9 @@ class SecurityHeadersMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        for name, value in self._headers_for(settings.SVC):
+        config = settings.SVC
+        for name, value in self._headers_for(config):
             response.headers.setdefault(name, value)
+        if request.is_secure():
+            response.headers.setdefault("Strict-Transport-Security", f"max-age={config.hsts_max_age}")
         return response

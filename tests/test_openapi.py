@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 
 import jsonschema_rs
 import pytest
@@ -27,7 +28,13 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from catalog.api.openapi import ENTITY_KINDS, openapi_document
+from catalog.api.openapi import (
+    ENTITY_KINDS,
+    HEADER_FIELD_LIMIT,
+    HEADER_FIELDS_LIMIT,
+    REQUEST_LINE_LIMIT,
+    openapi_document,
+)
 from catalog.domain.loader import load_catalog
 from catalog.runtime import install
 from svc_site.wsgi import application
@@ -202,3 +209,57 @@ def test_generated_requests_get_documented_answers(case):
     """Valid and invalid generated requests: never a 500, always a documented status, type, header and body."""
     install(corpus_catalog())
     case.call_and_validate(headers=PLAIN, checks=[*CONFORMANCE_CHECKS, negative_data_rejection])
+
+
+# A request too large to read is answered by the HTTP server (gunicorn) itself: over a real `svc serve`.
+SAMPLE_PATHS = {
+    "{shortcode}": "0803",
+    "{record}": "none",
+    "{id}": "none",
+}
+
+
+def _raw_status(server_url: str, request: bytes) -> tuple[int, str]:
+    host, port = server_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    content_type = next(
+        (line.split(":", 1)[1].strip() for line in head if line.lower().startswith("content-type:")), ""
+    )
+    return int(head[0].split()[1]), content_type
+
+
+def _request_line(path: str, length: int) -> bytes:
+    """``GET <path>?x=… HTTP/1.1``, exactly ``length`` bytes without its line end."""
+    start, end = f"GET /api/v2{path}?x=", " HTTP/1.1"
+    return (start + "a" * (length - len(start) - len(end)) + end).encode()
+
+
+@pytest.mark.parametrize("path", sorted(openapi_document()["paths"]))
+def test_oversized_requests_get_the_documented_414_and_431(corpus_server, path):
+    document = openapi_document()
+    responses = document["paths"][path]["get"]["responses"]
+    concrete = path
+    for parameter, value in SAMPLE_PATHS.items():
+        concrete = concrete.replace(parameter, value)
+    line_limit, field_limit, fields_limit = REQUEST_LINE_LIMIT, HEADER_FIELD_LIMIT, HEADER_FIELDS_LIMIT
+    # Two fields of every request; Connection: close, so that an answer that keeps the connection ends it.
+    host = b"\r\nHost: localhost\r\nConnection: close"
+    url = corpus_server.base_url
+
+    assert _raw_status(url, _request_line(concrete, line_limit + 1) + host + b"\r\n\r\n") == (414, "text/html")
+    assert _raw_status(url, _request_line(concrete, line_limit) + host + b"\r\n\r\n")[0] == 400
+    field = b"\r\nX-Long: " + b"a" * (field_limit - len("X-Long: \r\n") + 1)
+    too_many = b"".join(b"\r\nX-Field-%d: v" % number for number in range(fields_limit - 2 + 1))
+    plain = f"GET /api/v2{concrete} HTTP/1.1".encode() + host
+    assert _raw_status(url, plain + field + b"\r\n\r\n") == (431, "text/html")
+    assert _raw_status(url, plain + field[:-1] + b"\r\n\r\n")[0] != 431
+    assert _raw_status(url, plain + too_many + b"\r\n\r\n") == (431, "text/html")
+    assert _raw_status(url, plain + too_many[: too_many.rindex(b"\r\n")] + b"\r\n\r\n")[0] != 431
+    assert responses["414"] == {"$ref": "#/components/responses/RequestLineTooLong"}
+    assert responses["431"] == {"$ref": "#/components/responses/HeaderFieldsTooLarge"}
+    assert set(document["components"]["responses"]["RequestLineTooLong"]["content"]) == {"text/html"}

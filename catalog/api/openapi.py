@@ -219,6 +219,35 @@ def _ok(description: str, schema: Schema, *headers: str) -> Schema:
 
 NOT_MODIFIED: Schema = {"description": "Not modified since the ETag given in If-None-Match."}
 CONDITIONAL = {"$ref": "#/components/parameters/If-None-Match"}
+# gunicorn's limits (its defaults, which svc keeps), answered before the request reaches svc.
+REQUEST_LINE_LIMIT = 4094
+HEADER_FIELD_LIMIT = 8190
+HEADER_FIELDS_LIMIT = 100
+
+
+def _server_responses() -> dict[str, Schema]:
+    """Answers of the HTTP server itself to requests too large to read: an HTML page, then the connection closes."""
+    page = {"text/html": {"schema": STRING}}
+    return {
+        "RequestLineTooLong": {
+            "description": f"The request line (method, path with query, HTTP version) is longer than "
+            f"{REQUEST_LINE_LIMIT} bytes. Answered by the HTTP server before svc reads the request, "
+            "as an HTML page; the connection is closed.",
+            "content": page,
+        },
+        "HeaderFieldsTooLarge": {
+            "description": f"A header field (name, value and line end) is longer than {HEADER_FIELD_LIMIT} "
+            f"bytes, or the request has more than {HEADER_FIELDS_LIMIT} header fields. Answered by the HTTP "
+            "server before svc reads the request, as an HTML page; the connection is closed.",
+            "content": page,
+        },
+    }
+
+
+SERVER_RESPONSES: dict[str, Schema] = {
+    "414": {"$ref": "#/components/responses/RequestLineTooLong"},
+    "431": {"$ref": "#/components/responses/HeaderFieldsTooLarge"},
+}
 
 
 def _operation(operation_id: str, summary: str, responses: dict[str, Schema], *parameters: str) -> Schema:
@@ -227,7 +256,7 @@ def _operation(operation_id: str, summary: str, responses: dict[str, Schema], *p
             "operationId": operation_id,
             "summary": summary,
             "parameters": [*({"$ref": f"#/components/parameters/{p}"} for p in parameters), CONDITIONAL],
-            "responses": {**responses, "304": NOT_MODIFIED},
+            "responses": {**responses, "304": NOT_MODIFIED, **SERVER_RESPONSES},
         }
     }
 
@@ -313,6 +342,7 @@ def _paths() -> dict[str, Schema]:
                     "200": _ok("The OpenAPI 3.1 document.", {"type": "object"}),
                     "304": NOT_MODIFIED,
                     "400": _problem("A query parameter was given (this endpoint takes none)."),
+                    **SERVER_RESPONSES,
                 },
             }
         },
@@ -339,6 +369,7 @@ def openapi_document() -> dict[str, Any]:
             "schemas": _schemas(),
             "parameters": _parameters(),
             "headers": _headers(),
+            "responses": _server_responses(),
         },
     }
 

@@ -12,21 +12,34 @@ DEFAULT_URL = "http://localhost:8080/healthz"
 TIMEOUT_SECONDS = 3.0
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not a hop: a probe that followed it would report another URL's health."""
+
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
+
 def probe(url: str, timeout: float = TIMEOUT_SECONDS) -> str | None:
-    """None when ``url`` answers HTTP 200, else a one-line reason."""
+    """None when ``url`` itself answers HTTP 200, else a one-line reason (a 3xx names its Location)."""
+    location = None
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
+        with _OPENER.open(url, timeout=timeout) as response:
             status = response.status
     except urllib.error.HTTPError as error:
-        status = error.code
+        status, location = error.code, error.headers.get("Location")
     except (urllib.error.URLError, OSError, ValueError) as error:
         reason = getattr(error, "reason", error)
         return f"{url}: {reason}"
-    return None if status == 200 else f"{url}: HTTP {status}"
+    if status == 200:
+        return None
+    return f"{url}: HTTP {status}" + (f" redirect to {location!r}" if 300 <= status < 400 else "")
 
 
 class Command(BaseCommand):
-    help = "GET a health URL; exit 0 on HTTP 200, 1 otherwise with a one-line reason."
+    help = "GET a health URL without following redirects; exit 0 on HTTP 200, 1 otherwise with a one-line reason."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--url", default=DEFAULT_URL, help=f"URL to probe (default {DEFAULT_URL})")

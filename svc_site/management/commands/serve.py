@@ -9,6 +9,7 @@ from catalog import runtime
 from catalog.domain.loader import DataDirError
 from svc_site import lifecycle, telemetry
 from svc_site.assets import ensure_built
+from svc_site.config import WORKER_BOUNDS, whole_number
 from svc_site.server import GunicornServer, check_address_free, gunicorn_options
 
 
@@ -19,11 +20,21 @@ def _refusal(error: DataDirError, allow_empty: bool) -> str:
     return f"SVC_DATA_DIR: {error} (SVC_ALLOW_EMPTY_DATA=true serves an empty catalogue)"
 
 
+def workers(value: str) -> int:
+    """--workers within the bounds SVC_WORKERS has."""
+    return whole_number(value, *WORKER_BOUNDS)
+
+
 class Command(BaseCommand):
     help = "Run the production web server (gunicorn) on FRAMEWORK_SITE_ADDR."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--workers", type=int, default=settings.SVC.workers, help="worker processes (SVC_WORKERS)")
+        parser.add_argument(
+            "--workers",
+            type=workers,
+            default=settings.SVC.workers,
+            help="worker processes, {} to {} (SVC_WORKERS)".format(*WORKER_BOUNDS),
+        )
 
     def handle(self, *args, workers: int, **options) -> None:
         config = settings.SVC
@@ -41,7 +52,12 @@ class Command(BaseCommand):
             raise CommandError(_refusal(error, config.allow_empty_data)) from None
 
         # A fresh clone has no built assets yet; an image has them built in.
-        ensure_built()
+        try:
+            ensure_built()
+        except OSError as error:
+            raise CommandError(
+                f"FRAMEWORK_SITE_ROOT {config.site_root}: cannot build the static assets there ({error.strerror})"
+            ) from None
         lifecycle.warm_up()
 
         from svc_site.wsgi import application
