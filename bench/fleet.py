@@ -137,8 +137,12 @@ class Replica:
         assert status == 200, f"{self.name} answered {status}"
         return headers["x-data-version"]
 
-    def reload(self, deadline: float = 300) -> str:
-        """SIGHUP; wait for the reload line and for the replica to answer with the new data. The new version."""
+    def reload(self, probe_errors: list[str], deadline: float = 300) -> str:
+        """SIGHUP; wait for the reload line and for the replica to answer with the new data. The new version.
+
+        The readiness probe goes to the replica directly (no proxy to retry
+        it): a probe that fails is noted in ``probe_errors`` and repeated.
+        """
         assert self.process is not None
         seen = len(self.log())
         self.process.send_signal(signal.SIGHUP)
@@ -148,8 +152,12 @@ class Replica:
             if "reload refused" in new:
                 raise RuntimeError(f"{self.name}: {new}")
             reloaded = _RELOADED.search(new)
-            if reloaded and self.data_version() == reloaded.group(1):
-                return reloaded.group(1)
+            if reloaded:
+                try:
+                    if self.data_version() == reloaded.group(1):
+                        return reloaded.group(1)
+                except (OSError, http.client.HTTPException) as error:
+                    probe_errors.append(f"{self.name}: {type(error).__name__}: {error}")
             time.sleep(0.1)
         raise TimeoutError(f"{self.name}: not reloaded within {deadline} s")
 
@@ -563,6 +571,7 @@ class ReleaseResult:
     reload_seconds: dict[str, float]  # SIGHUP to serving the new data, per replica
     serving: dict[str, str]  # the data version each replica answers with afterwards
     log_errors: list[str]
+    probe_errors: list[str]  # readiness probes sent straight to a reloading replica that failed
 
 
 def rolling_release(fleet: Fleet, number: int, clients: int) -> ReleaseResult:
@@ -570,13 +579,14 @@ def rolling_release(fleet: Fleet, number: int, clients: int) -> ReleaseResult:
     target = fleet.release(number)
     seen = {replica.name: len(replica.log()) for replica in fleet.replicas}
     reload_seconds = {}
+    probe_errors: list[str] = []
     version = ""
     with Load(fleet.proxy, fleet.load_paths(), clients) as load:
         time.sleep(1)
         switch(fleet.current, target)
         for replica in fleet.replicas:
             started = time.monotonic()
-            version = replica.reload()
+            version = replica.reload(probe_errors)
             reload_seconds[replica.name] = time.monotonic() - started
         time.sleep(1)
     new = {replica.name: replica.log()[seen[replica.name] :] for replica in fleet.replicas}
@@ -586,6 +596,7 @@ def rolling_release(fleet: Fleet, number: int, clients: int) -> ReleaseResult:
         reload_seconds,
         {replica.name: replica.data_version() for replica in fleet.replicas},
         [line for text in new.values() for line in text.splitlines() if " ERROR " in line or "Traceback" in line],
+        probe_errors,
     )
 
 
@@ -652,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"release {number} ({rolled.version}) rolled: {_load(rolled.load)}; "
                     f"SIGHUP to new data (s): {seconds}; serving {set(rolled.serving.values())}; "
-                    f"ERROR lines {len(rolled.log_errors)}"
+                    f"ERROR lines {len(rolled.log_errors)}; direct readiness probes failed: {rolled.probe_errors}"
                 )
             nginx_errors = [line for line in fleet.nginx.errors().splitlines() if "[error]" in line]
             print(f"nginx error log: {len(nginx_errors)} [error] lines")

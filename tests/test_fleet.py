@@ -77,7 +77,7 @@ def test_with_redis_down_the_fleet_serves_and_the_limit_fails_open_until_redis_i
     assert len(result.down) > 2 * BURST and {answer.status for answer in result.down} == {200}
     # One WARNING per replica for the whole outage, not one per request; no traceback.
     assert result.warnings == dict.fromkeys(names, 1)
-    assert not [line for line in result.log_errors if "Traceback" in line or "redis" in line.lower()]
+    assert result.log_errors == []  # no ERROR line, no traceback (a refused client is INFO)
     # Redis back: the shared limit applies again on every replica, and each says so once.
     assert [answer.status for answer in result.back] == [200] * BURST + [503] * (len(result.back) - BURST)
     assert {answer.replica for answer in result.back[BURST:]} == names
@@ -89,5 +89,6 @@ def test_a_release_rolled_through_the_fleet_under_load_costs_clients_no_request(
     result = rolling_release(fleet, 2, CLIENTS)
 
     assert result.load.errors == []
+    assert result.log_errors == []  # a reload is INFO: no ERROR line, no traceback
     assert result.version != before
     assert result.serving == {replica.name: result.version for replica in fleet.replicas}
