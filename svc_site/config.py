@@ -78,6 +78,7 @@ class Config:
     allowed_hosts: tuple[str, ...]
     http_max_age: int
     http_stale_while_revalidate: int
+    metadata_license: str
 
 
 def parse_log_filter(value: str) -> LogFilter:
@@ -274,5 +275,9 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         http_max_age=read.integer("SVC_HTTP_MAX_AGE", 60, minimum=0),
         http_stale_while_revalidate=read.integer("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0),
         reload_max_shrink=_share("SVC_RELOAD_MAX_SHRINK", read.number("SVC_RELOAD_MAX_SHRINK", 0.5)),
+        metadata_license=_absolute_url(
+            "SVC_METADATA_LICENSE",
+            read.text("SVC_METADATA_LICENSE", "http://creativecommons.org/publicdomain/zero/1.0/"),
+        ),
     )
     return config, read.names

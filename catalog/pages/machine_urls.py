@@ -6,7 +6,7 @@ Shapes are mirrored by :mod:`catalog.formats.links` (tested).
 from django.urls import path
 
 from catalog.formats import exports
-from catalog.pages import crawler_views, export_views, feeds, views
+from catalog.pages import crawler_views, dcat_views, export_views, feeds, views
 
 _CITATION_NAMES = {"bib": "citation-bib", "ris": "citation-ris", "csl.json": "citation-csl-json"}
 _FILES = [export for export in exports.WORK_EXPORTS if export is not exports.JSON]
@@ -52,4 +52,14 @@ urlpatterns = [
         )
     ),
     path(export_views.CATALOGUE_PATH.lstrip("/"), export_views.catalogue_jsonld, name="catalogue-jsonld"),
+    path("catalogue/dcat", dcat_views.catalogue, name="catalogue-dcat"),
+    *(
+        path(
+            f"catalogue/dcat.{extension}",
+            dcat_views.catalogue,
+            {"extension": extension},
+            name=f"catalogue-dcat-{extension}",
+        )
+        for extension in dcat_views.EXTENSIONS
+    ),
 ]
