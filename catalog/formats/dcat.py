@@ -45,6 +45,7 @@ IANA_MEDIA = "https://www.iana.org/assignments/media-types/"
 DCAT3 = Namespace(str(DCAT))  # terms rdflib's closed DCAT namespace lacks (DCAT 3)
 DATASET_SERIES = DCAT3.DatasetSeries
 PROV = Namespace("http://www.w3.org/ns/prov#")
+ORG = Namespace("http://www.w3.org/ns/org#")
 
 # Where a dataset of a research-data archive sits among the EU's data themes.
 THEME = EU_THEME["EDUC"]
@@ -70,6 +71,8 @@ PREFIXES = {
     "rdfs": RDFS,
     "xsd": XSD,
     "dcatap": DCATAP,
+    "prov": PROV,
+    "org": ORG,
 }
 
 _ACCESS_RIGHTS = {
@@ -156,7 +159,7 @@ def new_graph() -> DcatGraph:
     return graph
 
 
-def serialise(graph: DcatGraph, media_type: str) -> bytes:
+def serialise(graph: Graph, media_type: str) -> bytes:
     """The graph in one of :data:`FORMATS` (by media type), UTF-8."""
     rdflib_format = next(name for name, media in FORMATS.items() if media == media_type)
     if rdflib_format == "json-ld":
@@ -779,7 +782,7 @@ def person_graph(catalog: Catalog, person: Person, site: Site) -> DcatGraph:
             graph.add(
                 (
                     node,
-                    URIRef("http://www.w3.org/ns/org#memberOf"),
+                    ORG.memberOf,
                     organization_node(graph, organization, site.base_url),
                 )
             )

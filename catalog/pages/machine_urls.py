@@ -39,17 +39,26 @@ urlpatterns = [
     path("projects/<str:shortcode>/records/<str:record_suffix>/linkset", views.record_linkset, name="record-linkset"),
     *(
         path(
-            f"{prefix}/<str:entity_id>/{exports.JSONLD.file}",
+            f"{prefix}/<str:entity_id>/{export.file}",
             views.entity_export,
-            {"kind": kind, "key": exports.JSONLD.key},
-            name=f"{kind}-jsonld",
+            {"kind": kind, "key": export.key},
+            name=f"{kind}-{export.key}",
         )
+        for export in exports.DESCRIPTION_EXPORTS
+        if export is not exports.JSON
         for prefix, kind in (
             ("persons", "person"),
             ("organizations", "organization"),
             ("clusters", "cluster"),
             ("collections", "collection"),
         )
+    ),
+    path("persons/<str:entity_id>/linkset", views.entity_linkset, {"kind": "person"}, name="person-linkset"),
+    path(
+        "organizations/<str:entity_id>/linkset",
+        views.entity_linkset,
+        {"kind": "organization"},
+        name="organization-linkset",
     ),
     path(export_views.CATALOGUE_PATH.lstrip("/"), export_views.catalogue_jsonld, name="catalogue-jsonld"),
     path("catalogue/dcat", dcat_views.catalogue, name="catalogue-dcat"),

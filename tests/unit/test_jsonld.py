@@ -200,6 +200,8 @@ def test_catalogue_and_distribution(corpus):
     assert downloads == {
         "application/json": f"{BASE}/api/v2/projects/0803",
         "application/ld+json": f"{BASE}/projects/0803/metadata.jsonld",
+        "text/turtle": f"{BASE}/projects/0803/metadata.ttl",
+        "application/rdf+xml": f"{BASE}/projects/0803/metadata.rdf",
         "application/vnd.datacite.datacite+xml": f"{BASE}/projects/0803/datacite.xml",
         "application/xml": f"{BASE}/projects/0803/dc.xml",
         "application/x-bibtex": f"{BASE}/projects/0803/citation.bib",
