@@ -28,7 +28,7 @@ from catalog.domain.model import NO_DATESTAMP, Catalog, Cluster, Collection, Org
 from catalog.domain.paging import page_count
 from catalog.domain.roles import creator_attributions
 from catalog.domain.values import is_http_url, stored_list
-from catalog.formats import item_metadata, links, vocabularies
+from catalog.formats import item_metadata, links, vocabularies, xmltext
 from catalog.formats.item_metadata import ItemMetadata
 
 ADMS = Namespace("http://www.w3.org/ns/adms#")
@@ -55,8 +55,10 @@ STABLE = URIRef(EU + "planned-availability/STABLE")
 ACADEMIA = URIRef("http://purl.org/adms/publishertype/Academia-ScientificOrganisation")
 FUNDER_ROLE = URIRef("http://registry.it.csiro.au/def/isotc211/CI_RoleCode/funder")
 INTERFACE_LANGUAGES = ("ENG", "DEU", "FRA", "ITA")
-# Beyond this many datasets a catalogue document is paged (hydra:PartialCollectionView).
-DATASETS_PER_PAGE = 1000
+# Beyond this many datasets a catalogue document is paged (hydra:PartialCollectionView). A page of
+# 200 (about 3 MB of RDF/XML, two seconds to render) stays under the page cache's limit per entry,
+# so it is rendered once per data version rather than per request.
+DATASETS_PER_PAGE = 200
 
 FORMATS = {"turtle": "text/turtle", "xml": "application/rdf+xml", "json-ld": "application/ld+json"}
 PREFIXES = {
@@ -146,6 +148,21 @@ class DcatGraph(Graph):
     def __init__(self) -> None:
         super().__init__(bind_namespaces="core")
         self._blank_nodes = 0
+
+    def add(self, triple: tuple[Node, Node, Node]) -> DcatGraph:
+        """Every triple goes in as all three formats can write it: IRIs of RFC 3986 characters, text
+        without the control characters XML cannot carry (the data holds a few)."""
+        subject, predicate, value = triple
+        if isinstance(subject, URIRef):
+            subject = URIRef(xmltext.to_uri(subject))
+        if isinstance(value, URIRef):
+            value = URIRef(xmltext.to_uri(value))
+        elif isinstance(value, Literal) and value.datatype is None:
+            text = str(value)
+            if xmltext.clean(text) != text:
+                value = Literal(xmltext.clean(text), lang=value.language)
+        super().add((subject, predicate, value))
+        return self
 
     def blank(self) -> BNode:
         self._blank_nodes += 1
@@ -308,19 +325,25 @@ def _agent_node(graph: DcatGraph, catalog: Catalog, contributor_id: str, base_ur
     return None
 
 
-def _contact_point(graph: DcatGraph, catalog: Catalog | None, project: Project | None, site: Site) -> BNode:
-    """A vCard of the project's first contact person that has an e-mail address, else of the repository."""
-    node = graph.blank()
+def _contact_point(graph: DcatGraph, catalog: Catalog | None, project: Project | None, site: Site) -> URIRef:
+    """A vCard of the project's first contact that has an e-mail address, else of the repository.
+
+    Each vCard is named (``<person page>#vcard``, ``…/catalogue/dcat#contact``), so the dataset and
+    its distributions share one rather than repeating it.
+    """
     for contact_id in project.contact_point_ids if project and catalog else ():
         contact = catalog.contributor(contact_id) if catalog else None
         email = item_metadata.text_value(contact.get("email")) if contact is not None else None
         if contact is not None and email and "@" in email:
-            kind = VCARD.Individual if isinstance(contact, Person) else VCARD.Organization
-            graph.add((node, RDF.type, kind))
+            person = isinstance(contact, Person)
+            page = links.person_path(contact.id) if person else links.organization_path(contact.id)
+            node = URIRef(f"{site.base_url}{page}#vcard")
+            graph.add((node, RDF.type, VCARD.Individual if person else VCARD.Organization))
             graph.add((node, RDF.type, VCARD.Kind))
             graph.add((node, VCARD.fn, Literal(contact.display_name)))
             graph.add((node, VCARD.hasEmail, URIRef("mailto:" + email.strip())))
             return node
+    node = _ref(site.base_url, "contact")
     graph.add((node, RDF.type, VCARD.Organization))
     graph.add((node, RDF.type, VCARD.Kind))
     graph.add((node, VCARD.fn, Literal(item_metadata.PUBLISHER)))
@@ -617,6 +640,9 @@ def _data_service(
     graph: DcatGraph, site: Site, fragment: str, title: str, endpoint: str, description: str, standard: str
 ) -> URIRef:
     node = _ref(site.base_url, fragment)
+    graph.add((node, DCAT.theme, THEME))
+    for keyword in ("metadata", "research data", title.split()[0]):
+        graph.add((node, DCAT.keyword, Literal(keyword, lang="en")))
     graph.add((node, DCTERMS.conformsTo, URIRef(standard)))
     graph.add((URIRef(standard), RDF.type, DCTERMS.Standard))
     graph.add((node, RDF.type, DCAT.DataService))

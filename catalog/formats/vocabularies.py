@@ -16,6 +16,7 @@ from pathlib import Path
 import langcodes
 
 from catalog.domain.roles import role_parts
+from catalog.domain.values import language_name
 
 # --- Roles -----------------------------------------------------------------
 
@@ -263,8 +264,8 @@ def language_alpha3(code: str) -> str | None:
         language = langcodes.Language.get(code)
     except (langcodes.LanguageTagError, ValueError):
         return None
-    if not language.language or language.language == "und" or not language.is_valid():
-        return None
+    if language_name(code) == code:
+        return None  # not a language CLDR knows (reserved or private-use ranges, unknown codes)
     try:
         return language.to_alpha3()
     except LookupError:

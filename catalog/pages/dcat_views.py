@@ -79,7 +79,8 @@ def catalogue(request: HttpRequest, extension: str | None = None) -> HttpRespons
     response = HttpResponse(memo.page(key, render), content_type=f"{media_type}; charset=utf-8")
     if negotiated:
         patch_vary_headers(response, ["Accept"])
-        response["Content-Location"] = f"{links.CATALOGUE_DCAT_PATH}.{_extension(media_type)}"
+        query = f"?page={page}" if "page" in request.GET else ""
+        response["Content-Location"] = f"{links.CATALOGUE_DCAT_PATH}.{_extension(media_type)}{query}"
     wire.mark_stable(response, wire.Stable(catalog.data_version, key))
     return response
 

@@ -47,6 +47,7 @@ from catalog.domain.values import Values
 from catalog.formats import citation, dcat, jsonld, links
 from catalog.pages import dcat_views, export_views, languages, presenters
 from catalog.pages.export_views import Described
+from catalog.pages.templatetags import catalog_tags
 from catalog.runtime import get_catalog
 from catalog.web import wire
 from catalog.web.conditional import set_last_modified
@@ -213,6 +214,8 @@ def _view_model(memo: CatalogMemo, key: tuple[Hashable, ...], build: Callable[[]
 
 
 def value_label(facet: FacetResult, value: str) -> str:
+    if facet.key == "language":
+        return catalog_tags.language_label(value)  # the facet's own rule, in the interface language
     return next((v.label for v in facet.values if v.value == value), value)
 
 
