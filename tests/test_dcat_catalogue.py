@@ -97,6 +97,7 @@ def test_a_doi_only_in_a_publications_text_is_referenced(corpus_server) -> None:
         ("application/ld+json", "application/ld+json"),
         ("application/rdf+xml;q=0.5, text/turtle;q=0.9", "text/turtle"),
         ("*/*", "text/turtle"),
+        ('application/ld+json; profile="http://www.w3.org/ns/json-ld#compacted"', "application/ld+json"),
     ],
 )
 def test_the_negotiated_catalogue_answers_the_preferred_type(corpus_server, accept: str, expected: str) -> None:

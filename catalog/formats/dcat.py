@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from rdflib import BNode, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCAT, DCTERMS, FOAF, OWL, RDF, RDFS, SKOS, XSD
@@ -24,6 +23,7 @@ from rdflib.term import Node
 from catalog.domain import dates
 from catalog.domain.disciplines import facet_label, facet_value
 from catalog.domain.identifiers import project_identity
+from catalog.domain.ledger import iso_time
 from catalog.domain.model import NO_DATESTAMP, Catalog, Cluster, Collection, Organization, Person, Project, RecordTable
 from catalog.domain.paging import page_count
 from catalog.domain.roles import creator_attributions
@@ -206,8 +206,7 @@ def _date(value: str | None) -> Literal | None:
 def _time(stamp: int | None) -> Literal | None:
     if stamp is None or stamp == NO_DATESTAMP:
         return None
-    moment = datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Literal(moment, datatype=XSD.dateTime)
+    return Literal(iso_time(stamp), datatype=XSD.dateTime)
 
 
 def _period_bound(year: str) -> Literal | None:

@@ -19,7 +19,7 @@ from catalog.domain.memo import memo_for
 from catalog.formats import dcat, links
 from catalog.pages.caching import url_key
 from catalog.runtime import get_catalog
-from catalog.web import origin, wire
+from catalog.web import accept, origin, wire
 
 EXTENSIONS = {"ttl": "text/turtle", "rdf": "application/rdf+xml", "jsonld": "application/ld+json"}
 OFFERED = tuple(EXTENSIONS.values())
@@ -54,7 +54,7 @@ def catalogue(request: HttpRequest, extension: str | None = None) -> HttpRespons
     """Page ``?page=`` (from 1) of the catalogue in the format the extension names, or the client prefers."""
     negotiated = extension is None
     if extension is None:
-        media_type = _preferred(request.META.get("HTTP_ACCEPT", "*/*"))
+        media_type = _preferred(accept.without_parameters(request.META.get("HTTP_ACCEPT", "*/*")))
         if media_type is None:
             return _not_acceptable()
     else:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
+
 import pytest
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCAT, DCTERMS, RDF
 
+from catalog.domain.ledger import iso_time, read_view
 from catalog.domain.loader import load_catalog
 from catalog.formats import dcat, vocabularies
-from tests.conftest import SAMPLE_DIR
+from tests.conftest import SAMPLE_DIR, run_svc
 
 BASE = "https://meta.example.org"
 HYDRA = dcat.HYDRA
@@ -101,3 +105,20 @@ def test_a_period_without_dates_keeps_its_name_only() -> None:
     assert graph.value(periods["Swiss"], DCAT.startDate) is None
     assert graph.value(periods["Bronze Age"], DCAT.startDate) == Literal("-2200", datatype=dcat.XSD.gYear)
     assert graph.value(periods["Bronze Age"], DCAT.endDate) == Literal("-0800", datatype=dcat.XSD.gYear)
+
+
+def test_issued_and_modified_come_from_the_change_ledger(tmp_path) -> None:
+    data_dir = tmp_path / "data"
+    shutil.copytree(SAMPLE_DIR, data_dir)
+    assert run_svc("stamp", str(data_dir)).returncode == 0
+    loaded = load_catalog(data_dir)
+    view = read_view(loaded)
+    assert view is not None
+    stamped = dataclasses.replace(loaded, ledger=view)
+    graph = dcat.catalogue_page(stamped, SITE, 1, BASE + "/x?page={page}")
+    project = stamped.projects[0]
+    times = view.projects[project.key]
+    subject = URIRef(f"{BASE}/projects/{project.shortcode}")
+    assert graph.value(subject, DCTERMS.issued) == Literal(iso_time(times.first_seen), datatype=dcat.XSD.dateTime)
+    assert graph.value(subject, DCTERMS.modified) == Literal(iso_time(times.changed), datatype=dcat.XSD.dateTime)
+    assert graph.value(dcat.catalogue_uri(BASE), DCTERMS.modified) is not None
