@@ -28,7 +28,7 @@ from catalog.domain.model import NO_DATESTAMP, Catalog, Cluster, Collection, Org
 from catalog.domain.paging import page_count
 from catalog.domain.roles import creator_attributions
 from catalog.domain.values import is_http_url, stored_list
-from catalog.formats import item_metadata, links, vocabularies, xmltext
+from catalog.formats import exports, item_metadata, links, vocabularies, xmltext
 from catalog.formats.item_metadata import ItemMetadata
 
 ADMS = Namespace("http://www.w3.org/ns/adms#")
@@ -50,9 +50,9 @@ ORG = Namespace("http://www.w3.org/ns/org#")
 # Where a dataset of a research-data archive sits among the EU's data themes.
 THEME = EU_THEME["EDUC"]
 THEME_LABEL = "Education, culture and sport"
+STABLE = URIRef(EU + "planned-availability/STABLE")  # the distributions are stable URLs
+ACADEMIA = URIRef("http://purl.org/adms/publishertype/Academia-ScientificOrganisation")  # the publisher's type
 # ISO 19115 role code (the DCAT-AP role examples use this code list).
-STABLE = URIRef(EU + "planned-availability/STABLE")
-ACADEMIA = URIRef("http://purl.org/adms/publishertype/Academia-ScientificOrganisation")
 FUNDER_ROLE = URIRef("http://registry.it.csiro.au/def/isotc211/CI_RoleCode/funder")
 INTERFACE_LANGUAGES = ("ENG", "DEU", "FRA", "ITA")
 # Beyond this many datasets a catalogue document is paged (hydra:PartialCollectionView). A page of
@@ -108,7 +108,6 @@ class Distribution:
     media_type: str
     file_type: str  # EU file-type code
     metadata: bool  # the document is metadata (under the metadata licence), not access to the data
-
     description: str
 
 
@@ -148,6 +147,14 @@ class DcatGraph(Graph):
     def __init__(self) -> None:
         super().__init__(bind_namespaces="core")
         self._blank_nodes = 0
+        self._described: set[URIRef] = set()
+
+    def first_time(self, node: URIRef) -> bool:
+        """True the first time a shared node (an agent, a contact) is asked for: describe it once."""
+        if node in self._described:
+            return False
+        self._described.add(node)
+        return True
 
     def add(self, triple: tuple[Node, Node, Node]) -> DcatGraph:
         """Every triple goes in as all three formats can write it: IRIs of RFC 3986 characters, text
@@ -268,6 +275,8 @@ def _publisher(graph: DcatGraph, site: Site) -> URIRef:
     """The repository as publisher: its ROR id when known, else the About page."""
     known = vocabularies.known_organisation(item_metadata.PUBLISHER)
     node = URIRef(known.ror) if known and known.ror else URIRef(site.base_url + links.about_path())
+    if not graph.first_time(node):
+        return node
     graph.add((node, RDF.type, FOAF.Organization))
     graph.add((node, RDF.type, FOAF.Agent))
     graph.add((node, FOAF.name, Literal(item_metadata.PUBLISHER)))
@@ -288,6 +297,8 @@ def _identifier(graph: DcatGraph, subject: Node, value: str, scheme: str) -> Non
 
 def person_node(graph: DcatGraph, catalog: Catalog, person: Person, base_url: str) -> URIRef:
     node = URIRef(base_url + links.person_path(person.id))
+    if not graph.first_time(node):
+        return node
     agent = item_metadata.person_agent(person, catalog)
     graph.add((node, RDF.type, FOAF.Person))
     graph.add((node, RDF.type, FOAF.Agent))
@@ -305,6 +316,8 @@ def person_node(graph: DcatGraph, catalog: Catalog, person: Person, base_url: st
 
 def organization_node(graph: DcatGraph, organization: Organization, base_url: str) -> URIRef:
     node = URIRef(base_url + links.organization_path(organization.id))
+    if not graph.first_time(node):
+        return node
     agent = item_metadata.organization_agent(organization)
     graph.add((node, RDF.type, FOAF.Organization))
     graph.add((node, RDF.type, FOAF.Agent))
@@ -585,7 +598,7 @@ def _distribution(
     url = {
         LANDING_PAGE: base_url + page_path,
         JSON_API: base_url + links.project_json_path(project.shortcode),
-        DATACITE_XML: f"{base_url}{page_path}/datacite.xml",
+        DATACITE_XML: base_url + exports.export_path(page_path, exports.DATACITE, ""),
     }[distribution]
     node = URIRef(f"{base_url}{page_path}#distribution-{distribution.key}")
     graph.add((node, RDF.type, DCAT.Distribution))
@@ -753,8 +766,8 @@ def catalogue_pages(catalog: Catalog, page_size: int = DATASETS_PER_PAGE) -> int
 # --- entity descriptions (the pages' Turtle and RDF/XML) ---------------------------------------------
 
 
-def _in_catalogue(graph: DcatGraph, site: Site, subject: URIRef, prop: URIRef = DCAT.dataset) -> None:
-    graph.add((catalogue_uri(site.base_url), prop, subject))
+def _in_catalogue(graph: DcatGraph, site: Site, dataset_node: URIRef) -> None:
+    graph.add((catalogue_uri(site.base_url), DCAT.dataset, dataset_node))
 
 
 def project_graph(catalog: Catalog, project: Project, site: Site) -> DcatGraph:
@@ -849,5 +862,6 @@ def group_graph(
             graph.add((node, DCTERMS.identifier, Literal(entity.get("pid"))))
         for project in members:
             graph.add((node, DCTERMS.hasPart, URIRef(site.base_url + links.project_path(project.shortcode))))
-    _in_catalogue(graph, site, node)
+    # The catalogue lists datasets only (its shapes check members as dcat:Dataset): a group points to it.
+    graph.add((node, RDFS.seeAlso, catalogue_uri(site.base_url)))
     return graph
