@@ -844,9 +844,7 @@ def organization_graph(catalog: Catalog, organization: Organization, site: Site)
     return graph
 
 
-def group_graph(
-    catalog: Catalog, entity: Cluster | Collection, members: list[Project], path: str, site: Site
-) -> DcatGraph:
+def group_graph(entity: Cluster | Collection, members: list[Project], path: str, site: Site) -> DcatGraph:
     """A cluster as its ``dcat:DatasetSeries``; a collection as a ``dcat:Resource`` grouping its projects."""
     graph = new_graph()
     if isinstance(entity, Cluster):

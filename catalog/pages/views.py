@@ -578,7 +578,7 @@ def _described_entity(request: HttpRequest, kind: str, entity_id: str) -> tuple[
         )
         paths = (path_of(entity.id), json_of(entity.id))
         document = lambda: jsonld.group(entity, presenters.group_projects(catalog, entity), paths[0], base)  # noqa: E731
-        graph = lambda: dcat.group_graph(catalog, entity, presenters.group_projects(catalog, entity), paths[0], site)  # noqa: E731
+        graph = lambda: dcat.group_graph(entity, presenters.group_projects(catalog, entity), paths[0], site)  # noqa: E731
     return export_views.description_described(*paths, entity.id, document, graph, schema_type), document
 
 
