@@ -84,6 +84,7 @@ class Config:
     http_max_age: int
     http_stale_while_revalidate: int
     hsts_max_age: int
+    metadata_license: str
     allow_empty_data: bool = False
 
 
@@ -394,6 +395,7 @@ def _load(environ_map: Mapping[str, str]) -> tuple[Config, _Reader]:
         http_stale_while_revalidate=read.integer("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0, maximum=31536000),
         hsts_max_age=read.integer("SVC_HSTS_MAX_AGE", 31536000, minimum=0, maximum=63072000),
         reload_max_shrink=read.number("SVC_RELOAD_MAX_SHRINK", 0.5, minimum=0, maximum=1),
+        metadata_license=read.url("SVC_METADATA_LICENSE", "http://creativecommons.org/publicdomain/zero/1.0/"),
         allow_empty_data=read.flag("SVC_ALLOW_EMPTY_DATA", False),
     )
     return config, read

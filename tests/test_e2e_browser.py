@@ -141,6 +141,8 @@ def test_export_box_offers_each_metadata_format(page: Page, server: Server):
     assert labels == [
         "JSON",
         "JSON-LD (schema.org)",
+        "Turtle (DCAT-AP)",
+        "RDF/XML (DCAT-AP)",
         "DataCite XML",
         "Dublin Core XML",
         "BibTeX",

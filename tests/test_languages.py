@@ -178,7 +178,7 @@ def test_links_stay_in_the_language_and_machine_files_keep_their_urls(client, co
     hrefs = [href for href in tree.xpath("//body//a/@href") if href.startswith("/")]
     switch = set(tree.xpath("//nav[contains(@class,'language-switch')]//a/@href"))
     pages = [href for href in hrefs if href not in switch]
-    exports = [href for href in pages if re.search(r"\.(bib|ris|txt|xml|jsonld|json)$|/linkset$|^/api/", href)]
+    exports = [href for href in pages if re.search(r"\.(bib|ris|txt|xml|jsonld|json|ttl|rdf)$|/linkset$|^/api/", href)]
     assert exports and all(not href.startswith("/de/") for href in exports)
     assert set(pages) - set(exports) and all(href.startswith("/de/") for href in set(pages) - set(exports))
     assert client.get("/projects/0803/citation.bib", HTTP_ACCEPT_LANGUAGE="de").status_code == 200

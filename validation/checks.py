@@ -223,7 +223,7 @@ class _Validation:
         self.findings.sort(key=lambda f: (order.get(f.file.partition("/")[0], len(order)), f.file))
         counts = {"files": self.counts["files"]}
         counts.update({directory: self.counts[directory] for directory in ENTITY_DIRS})
-        warnings = metadata_warnings(self.items)
+        warnings = metadata_warnings(self.items, periods, enrichment)
         warnings.sort(key=lambda w: (order.get(w.file.partition("/")[0], len(order)), w.file))
         return Report(str(self.root), self.findings, counts, warnings)
 

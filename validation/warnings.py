@@ -19,7 +19,8 @@ from typing import Any, Protocol
 
 from catalog.domain.model import PLACEHOLDERS
 from catalog.domain.roles import REPOSITORY_PUBLISHER, is_creator_role
-from catalog.formats.vocabularies import known_organisation
+from catalog.domain.temporal import resolve
+from catalog.formats.vocabularies import known_organisation, language_alpha3
 
 # ISO 639-1 (two letters) or 639-2/-3 (three letters), optionally with BCP 47 subtags; not private use (x-…).
 _ISO_639 = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
@@ -35,6 +36,7 @@ class Warn(StrEnum):
     DISCIPLINE_LABEL = "discipline-label"
     FUNDER_IDENTIFIER = "funder-identifier"
     PLACEHOLDER = "placeholder"
+    UNDATED_COVERAGE = "undated-coverage"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +60,15 @@ class Entity(Protocol):
     def path(self, *parts: str | int) -> str: ...
 
 
-def metadata_warnings(items: Mapping[str, Sequence[Entity]]) -> list[MetadataWarning]:
-    """Every warning about the entities (records are not read twice: they carry none of these fields)."""
+def metadata_warnings(
+    items: Mapping[str, Sequence[Entity]],
+    periods: Mapping[str, Any] | None = None,
+    enrichment: Mapping[str, Any] | None = None,
+) -> list[MetadataWarning]:
+    """Every warning about the entities (records are not read twice: they carry none of these fields).
+
+    ``periods`` and ``enrichment`` are the temporal-coverage files that resolve coverage to dates.
+    """
     projects = items.get("project", ())
     organizations = {item.key: item for item in items.get("organization", ()) if item.key}
     persons = {item.key for item in items.get("person", ()) if item.key}
@@ -67,6 +76,7 @@ def metadata_warnings(items: Mapping[str, Sequence[Entity]]) -> list[MetadataWar
     for project in projects:
         found.extend(_leading_role(project))
         found.extend(_languages(project))
+        found.extend(_undated_coverage(project, periods or {}, enrichment or {}))
         found.extend(_funders(project, organizations, persons))
     found.extend(_shared_pids([item for kind in ("project", "cluster", "collection") for item in items.get(kind, ())]))
     found.extend(_discipline_labels(projects))
@@ -104,12 +114,42 @@ def _leading_role(project: Entity) -> Iterator[MetadataWarning]:
 
 def _languages(project: Entity) -> Iterator[MetadataWarning]:
     for position, code in _list(project.raw.get("dataLanguage")):
-        if isinstance(code, str) and not _ISO_639.fullmatch(code):
+        if not isinstance(code, str):
+            continue
+        if code.lower().startswith("x-"):
+            problem = "a private-use code, not an ISO 639 language code"
+        elif not _ISO_639.fullmatch(code):
+            problem = "not an ISO 639 language code"
+        elif language_alpha3(code) is None:
+            problem = "not a known ISO 639 language"
+        else:
+            continue
+        yield _warning(
+            project,
+            ("dataLanguage", position),
+            f"{code!r} is {problem}: harvesters get no language for it (pages show it as an unlisted language)",
+            Warn.LANGUAGE_CODE,
+        )
+
+
+def _undated_coverage(
+    project: Entity, periods: Mapping[str, Any], enrichment: Mapping[str, Any]
+) -> Iterator[MetadataWarning]:
+    """Coverage known to have no dates (source "unresolved"): search engines need ISO 8601 dates.
+
+    Coverage that resolves to nothing unacknowledged is a finding (``temporal-coverage``), not this.
+    """
+    for position, entry in _list(project.raw.get("temporalCoverage")):
+        if not isinstance(entry, dict):
+            continue
+        resolved = resolve(entry, periods, enrichment)
+        if resolved.date is None and resolved.unresolved_ack:
             yield _warning(
                 project,
-                ("dataLanguage", position),
-                f"{code!r} is not an ISO 639 language code: harvesters get no language for it",
-                Warn.LANGUAGE_CODE,
+                ("temporalCoverage", position),
+                f"temporal coverage {resolved.name!r} has no dates: search engines get no temporalCoverage "
+                "for it (the name stays a keyword and a dct:temporal label)",
+                Warn.UNDATED_COVERAGE,
             )
 
 

@@ -35,12 +35,15 @@ BIBTEX = Export("bib", "citation.bib", "BibTeX", "application/x-bibtex")
 RIS = Export("ris", "citation.ris", "RIS", "application/x-research-info-systems")
 CSL_JSON = Export("csl.json", "citation.csl.json", "CSL-JSON", "application/vnd.citationstyles.csl+json")
 CITATION_TEXT = Export("txt", "citation.txt", "Formatted citation", "text/x-bibliography")
+TURTLE = Export("ttl", "metadata.ttl", "Turtle (DCAT-AP)", "text/turtle")
+RDF_XML = Export("rdf", "metadata.rdf", "RDF/XML (DCAT-AP)", "application/rdf+xml")
+RDF_EXPORTS = (TURTLE, RDF_XML)
 
 # Projects and records are citable works: every format. Persons, organizations,
-# clusters and collections are described in JSON and JSON-LD (DataCite and
+# clusters and collections are described in JSON, JSON-LD and RDF (DataCite and
 # Dublin Core describe resources, not agents or groupings).
-WORK_EXPORTS = (JSON, JSONLD, DATACITE, DUBLIN_CORE, BIBTEX, RIS, CSL_JSON, CITATION_TEXT)
-DESCRIPTION_EXPORTS = (JSON, JSONLD)
+WORK_EXPORTS = (JSON, JSONLD, TURTLE, RDF_XML, DATACITE, DUBLIN_CORE, BIBTEX, RIS, CSL_JSON, CITATION_TEXT)
+DESCRIPTION_EXPORTS = (JSON, JSONLD, TURTLE, RDF_XML)
 BY_KEY = {export.key: export for export in WORK_EXPORTS}
 
 

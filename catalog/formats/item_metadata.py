@@ -48,6 +48,7 @@ _DATE_RE = re.compile(
     r"-?[0-9]{4}(?:-[0-9]{2}(?:-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2}))?)?)?"
 )
 _YEAR_RE = re.compile(r"[0-9]{4}")
+_DOI_IN_TEXT = re.compile(r"(?<![0-9A-Za-z.])10\.[0-9]{4,9}/[^\s\"<>]+")
 _DOI_RE = re.compile(r"(?:^|doi\.org/|^doi:)(10\.[0-9]{4,9}/\S+)$", re.IGNORECASE)
 _ORCID_RE = re.compile(r"([0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X])", re.IGNORECASE)
 
@@ -414,19 +415,34 @@ def _funding(catalog: Catalog, project: Project) -> list[Funding]:
     return found
 
 
+def _doi_in_text(found: str) -> str:
+    """A DOI found in running text without the punctuation that ends the sentence or closes a bracket."""
+    doi = found.rstrip(".,;:")
+    while doi.endswith(")") and doi.count("(") < doi.count(")"):
+        doi = doi[:-1].rstrip(".,;:")
+    return doi
+
+
 def _publications(project: Project) -> tuple[list[Related], list[str]]:
-    """Publications with a DOI or URL (``IsCitedBy``: they cite the project's data), and those known only by text."""
+    """Publications with a DOI or URL (``IsCitedBy``: they cite the project's data), and those known only by text.
+
+    A DOI written into the citation text counts like a structured one (beside a pid that is no DOI).
+    """
     related: list[Related] = []
     texts_only: list[str] = []
     for publication in _as_list(project.get("publications")):
         pid = publication.get("pid") if isinstance(publication, Mapping) else None
         url = _reference_url(pid) if isinstance(pid, Mapping) else uri_value(pid)
-        if url:
-            doi = _DOI_RE.search(url)
-            related.append(Related(doi.group(1), "DOI", "IsCitedBy") if doi else Related(url, "URL", "IsCitedBy"))
+        doi = _DOI_RE.search(url) if url else None
+        if doi:
+            related.append(Related(doi.group(1), "DOI", "IsCitedBy"))
             continue
+        if url:
+            related.append(Related(url, "URL", "IsCitedBy"))
         text = text_value(publication.get("text")) if isinstance(publication, Mapping) else text_value(publication)
-        if text and text not in texts_only:
+        dois = list(dict.fromkeys(_doi_in_text(found) for found in _DOI_IN_TEXT.findall(text or "")))
+        related.extend(Related(found, "DOI", "IsCitedBy") for found in dois)
+        if not url and not dois and text and text not in texts_only:
             texts_only.append(text)
     return related, texts_only
 

@@ -28,7 +28,7 @@ from catalog.domain.model import (
     language_items,
 )
 from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
-from catalog.domain.temporal import resolve
+from catalog.domain.temporal import TemporalCoverage, resolve
 from catalog.domain.values import (
     Link,
     Values,
@@ -106,14 +106,21 @@ def dataset_description(project: Project) -> str:
     return cut_at_sentence(description, DESCRIPTION_MAX)
 
 
-def temporal_coverage(catalog: Catalog, project: Project) -> list[str]:
-    """ISO 8601 intervals from the resolver OAI uses; the period names only when none resolves."""
-    resolved = [
+def _coverage(catalog: Catalog, project: Project) -> list[TemporalCoverage]:
+    return [
         resolve(entry, catalog.chronontology_periods, catalog.temporal_coverage_enrichment)
         for entry in stored_list(project.get("temporalCoverage"))
     ]
-    dates = [coverage.date for coverage in resolved if coverage.date]
-    return list(dict.fromkeys(dates or [coverage.name for coverage in resolved if coverage.name]))
+
+
+def temporal_coverage(catalog: Catalog, project: Project) -> list[str]:
+    """ISO 8601 intervals from the resolver OAI uses: Google reads nothing else in ``temporalCoverage``."""
+    return list(dict.fromkeys(coverage.date for coverage in _coverage(catalog, project) if coverage.date))
+
+
+def undated_periods(catalog: Catalog, project: Project) -> list[str]:
+    """Names of coverage periods without dates (082D "Swiss"): kept as keywords, where a name is correct."""
+    return list(dict.fromkeys(c.name for c in _coverage(catalog, project) if c.name and not c.date))
 
 
 def data_catalog(base_url: str, name: str) -> dict[str, Any]:
@@ -261,7 +268,8 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str, catalog_n
             "contributor": contributors,
             "funder": funders,
             "license": _one_or_many(_license_urls(project.get("legalInfo"))) or None,
-            "keywords": [t for t in (_text(v) for v in stored_list(project.get("keywords"))) if t],
+            "keywords": [t for t in (_text(v) for v in stored_list(project.get("keywords"))) if t]
+            + undated_periods(catalog, project),
             "temporalCoverage": _one_or_many(temporal_coverage(catalog, project)) or None,
             "spatialCoverage": _places(project.get("spatialCoverage")),
             "inLanguage": [code for code in stored_strings(project.get("dataLanguage")) if _text(code)],

@@ -101,3 +101,11 @@ def cluster_json_path(cluster_id: str) -> str:
 
 def collection_json_path(collection_id: str) -> str:
     return f"{API_ROOT}/collections/{segment(collection_id)}"
+
+
+# The DCAT-AP catalogue (served by catalog.pages.dcat_views).
+CATALOGUE_DCAT_PATH = "/catalogue/dcat"
+
+
+def about_path() -> str:
+    return "/about"

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import langcodes
+
 from catalog.domain.roles import role_parts
+from catalog.domain.values import language_name
 
 # --- Roles -----------------------------------------------------------------
 
@@ -248,3 +251,28 @@ _ORGANISATIONS = _load_organisations()
 def known_organisation(name: str) -> KnownOrganisation | None:
     """The curated entry (``organisations.toml``) of an organisation's name, ignoring case and a trailing "(SNSF)"."""
     return _ORGANISATIONS.get(_name_key(name)) or _ORGANISATIONS.get(" ".join(name.split()).casefold())
+
+
+# --- Languages (ISO 639-3) -------------------------------------------------------
+
+
+@lru_cache(maxsize=1024)
+def language_alpha3(code: str) -> str | None:
+    """The ISO 639-3 (terminology) code of a BCP 47 tag's language ("de" -> "deu", "cop" -> "cop");
+    None for private use (``x-cpa``) or a tag that names no known language."""
+    try:
+        language = langcodes.Language.get(code)
+    except (langcodes.LanguageTagError, ValueError):
+        return None
+    if language_name(code) == code:
+        return None  # not a language CLDR knows (reserved or private-use ranges, unknown codes)
+    try:
+        return language.to_alpha3()
+    except LookupError:
+        return None
+
+
+def spdx_id(uri: str) -> str | None:
+    """The SPDX id a licence URL names, if any."""
+    licence = spdx_licence(uri, "")
+    return licence.spdx if licence else None

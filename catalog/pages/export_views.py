@@ -14,22 +14,25 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
+from rdflib import Graph
 
 from catalog.domain.identifiers import project_identity
 from catalog.domain.memo import memo_for
 from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable
 from catalog.domain.values import is_http_url
-from catalog.formats import citation, datacite_xml, dublin_core_xml, exports, item_metadata, jsonld, links
+from catalog.formats import citation, datacite_xml, dcat, dublin_core_xml, exports, item_metadata, jsonld, links
 from catalog.formats.exports import Export
 from catalog.formats.signposting import ABOUT_PAGE, HEADER_ITEMS, LINKSET_TYPE, TypedLink, link_header, linkset
 from catalog.pages.caching import stable
+from catalog.pages.dcat_views import site
 from catalog.runtime import get_catalog
-from catalog.web import origin
+from catalog.web import accept, origin
 
 NOT_DESCRIBED_BY = frozenset({exports.CITATION_TEXT})
 
@@ -64,8 +67,11 @@ def _work_builder(
     document: Callable[[], dict[str, Any]],
     item: Callable[[], item_metadata.ItemMetadata],
     data: Callable[[], citation.CitationData],
+    graph: Callable[[], Graph],
 ) -> Callable[[Export, str], str | bytes]:
     def build(export: Export, style: str) -> str | bytes:
+        if export in exports.RDF_EXPORTS:
+            return dcat.serialise(graph(), export.media_type)
         if export is exports.JSONLD:
             return _json_text(document())
         if export is exports.DATACITE:
@@ -132,7 +138,12 @@ def project_described(catalog: Catalog, project: Project, base_url: str) -> Desc
         links.project_json_path(project.shortcode),
         project.shortcode,
         exports.WORK_EXPORTS,
-        _work_builder(document, item, lambda: citation.citation_data(catalog, project, base_url + page_path)),
+        _work_builder(
+            document,
+            item,
+            lambda: citation.citation_data(catalog, project, base_url + page_path),
+            lambda: dcat.project_graph(catalog, project, site(base_url)),
+        ),
         signposts,
     )
 
@@ -169,15 +180,36 @@ def record_described(catalog: Catalog, project: Project, table: RecordTable, ind
             lambda: citation.record_citation_data(
                 catalog, project, table, index, base_url + links.project_path(project.shortcode)
             ),
+            lambda: dcat.record_graph(catalog, project, table, index, site(base_url)),
         ),
         signposts,
     )
 
 
-def description_described(page_path: str, json_path: str, stem: str, document: Callable[[], dict]) -> Described:
-    """Persons, organizations, clusters and collections: JSON and JSON-LD."""
+def description_described(
+    page_path: str,
+    json_path: str,
+    stem: str,
+    document: Callable[[], dict],
+    graph: Callable[[], Graph],
+    kind: str | None = None,
+) -> Described:
+    """Persons, organizations, clusters and collections: JSON, JSON-LD and RDF.
+
+    With a schema.org ``kind`` (persons, organizations) the page has Signposting links too.
+    """
+
+    def build(export: Export, style: str) -> str | bytes:
+        if export in exports.RDF_EXPORTS:
+            return dcat.serialise(graph(), export.media_type)
+        return _json_text(document())
+
+    def signposts(base: str, cap: int | None) -> list[TypedLink]:
+        described = description_described(page_path, json_path, stem, document, graph)
+        return _common_signposts(described, base, base + page_path, kind or "", {})
+
     return Described(
-        page_path, json_path, stem, exports.DESCRIPTION_EXPORTS, lambda export, style: _json_text(document())
+        page_path, json_path, stem, exports.DESCRIPTION_EXPORTS, build, signposts if kind is not None else None
     )
 
 
@@ -213,7 +245,8 @@ def negotiate(request: HttpRequest, described: Described) -> HttpResponse | None
     and the Export box use the same URLs.
     """
     offered = exports.negotiable(described.offered)
-    preferred = _preferred_type(request.META.get("HTTP_ACCEPT", "*/*"), tuple(offered))
+    header = request.META.get("HTTP_ACCEPT", "*/*")
+    preferred = _preferred_type(accept.without_parameters(header), tuple(offered))
     if preferred == "text/html":
         return None
     if preferred is None:
@@ -224,8 +257,11 @@ def negotiate(request: HttpRequest, described: Described) -> HttpResponse | None
     else:
         export = offered[preferred]
         location = described.url(export)
+        style = accept.parameter(header, exports.CITATION_TEXT.media_type, "style")
         if export is exports.CITATION_TEXT and "style" in request.GET:
             location += "?" + request.GET.urlencode()
+        elif export is exports.CITATION_TEXT and style:
+            location += "?" + urlencode({"style": style})  # as DOI resolvers read ``Accept: …; style=apa``
         response = HttpResponse(status=303)
         response["Location"] = location
     patch_vary_headers(response, ["Accept"])

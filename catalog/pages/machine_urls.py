@@ -6,7 +6,7 @@ Shapes are mirrored by :mod:`catalog.formats.links` (tested).
 from django.urls import path
 
 from catalog.formats import exports
-from catalog.pages import crawler_views, export_views, feeds, views
+from catalog.pages import crawler_views, dcat_views, export_views, feeds, views
 
 _CITATION_NAMES = {"bib": "citation-bib", "ris": "citation-ris", "csl.json": "citation-csl-json"}
 _FILES = [export for export in exports.WORK_EXPORTS if export is not exports.JSON]
@@ -39,11 +39,13 @@ urlpatterns = [
     path("projects/<str:shortcode>/records/<str:record_suffix>/linkset", views.record_linkset, name="record-linkset"),
     *(
         path(
-            f"{prefix}/<str:entity_id>/{exports.JSONLD.file}",
+            f"{prefix}/<str:entity_id>/{export.file}",
             views.entity_export,
-            {"kind": kind, "key": exports.JSONLD.key},
-            name=f"{kind}-jsonld",
+            {"kind": kind, "key": export.key},
+            name=f"{kind}-{export.key}",
         )
+        for export in exports.DESCRIPTION_EXPORTS
+        if export is not exports.JSON
         for prefix, kind in (
             ("persons", "person"),
             ("organizations", "organization"),
@@ -51,5 +53,22 @@ urlpatterns = [
             ("collections", "collection"),
         )
     ),
+    path("persons/<str:entity_id>/linkset", views.entity_linkset, {"kind": "person"}, name="person-linkset"),
+    path(
+        "organizations/<str:entity_id>/linkset",
+        views.entity_linkset,
+        {"kind": "organization"},
+        name="organization-linkset",
+    ),
     path(export_views.CATALOGUE_PATH.lstrip("/"), export_views.catalogue_jsonld, name="catalogue-jsonld"),
+    path("catalogue/dcat", dcat_views.catalogue, name="catalogue-dcat"),
+    *(
+        path(
+            f"catalogue/dcat.{extension}",
+            dcat_views.catalogue,
+            {"extension": extension},
+            name=f"catalogue-dcat-{extension}",
+        )
+        for extension in dcat_views.EXTENSIONS
+    ),
 ]

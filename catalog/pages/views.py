@@ -44,9 +44,10 @@ from catalog.domain.search import (
     search,
 )
 from catalog.domain.values import Values
-from catalog.formats import citation, jsonld, links
-from catalog.pages import export_views, languages, presenters
+from catalog.formats import citation, dcat, jsonld, links
+from catalog.pages import dcat_views, export_views, languages, presenters
 from catalog.pages.export_views import Described
+from catalog.pages.templatetags import catalog_tags
 from catalog.runtime import get_catalog
 from catalog.web import wire
 from catalog.web.conditional import set_last_modified
@@ -213,6 +214,8 @@ def _view_model(memo: CatalogMemo, key: tuple[Hashable, ...], build: Callable[[]
 
 
 def value_label(facet: FacetResult, value: str) -> str:
+    if facet.key == "language":
+        return catalog_tags.language_label(value)  # the facet's own rule, in the interface language
     return next((v.label for v in facet.values if v.value == value), value)
 
 
@@ -551,14 +554,20 @@ def _described_entity(request: HttpRequest, kind: str, entity_id: str) -> tuple[
     """A person, organization, cluster or collection: its description and its JSON-LD document."""
     catalog = get_catalog()
     base = base_url(request)
+    site = dcat_views.site(base)
+    schema_type = None
     if kind == "person":
         entity = get_entity_or_404(catalog.persons, entity_id, kind)
         paths = (links.person_path(entity.id), links.person_json_path(entity.id))
         document = lambda: jsonld.person(catalog, entity, base)  # noqa: E731
+        graph = lambda: dcat.person_graph(catalog, entity, site)  # noqa: E731
+        schema_type = "https://schema.org/Person"
     elif kind == "organization":
         entity = get_entity_or_404(catalog.organizations, entity_id, kind)
         paths = (links.organization_path(entity.id), links.organization_json_path(entity.id))
         document = lambda: jsonld.organization(catalog, entity, base)  # noqa: E731
+        graph = lambda: dcat.organization_graph(catalog, entity, site)  # noqa: E731
+        schema_type = "https://schema.org/Organization"
     else:
         entities = catalog.clusters if kind == "cluster" else catalog.collections
         entity = get_entity_or_404(entities, entity_id, kind)
@@ -569,7 +578,17 @@ def _described_entity(request: HttpRequest, kind: str, entity_id: str) -> tuple[
         )
         paths = (path_of(entity.id), json_of(entity.id))
         document = lambda: jsonld.group(entity, presenters.group_projects(catalog, entity), paths[0], base)  # noqa: E731
-    return export_views.description_described(*paths, entity.id, document), document
+        graph = lambda: dcat.group_graph(entity, presenters.group_projects(catalog, entity), paths[0], site)  # noqa: E731
+    return export_views.description_described(*paths, entity.id, document, graph, schema_type), document
+
+
+@require_safe
+def entity_linkset(request: HttpRequest, kind: str, entity_id: str) -> HttpResponse:
+    """The Signposting linkset of a person or organization page."""
+    described, _ = _described_entity(request, kind, entity_id)
+    if described.signposts is None:
+        raise Http404
+    return export_views.linkset_response(request, described)
 
 
 @require_safe

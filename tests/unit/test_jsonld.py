@@ -150,11 +150,10 @@ def test_temporal_coverage_is_an_interval_whenever_the_resolver_finds_one(loaded
             for entry in stored_list(project.get("temporalCoverage"))
         ]
         values = _many(document.get("temporalCoverage", []))
-        if any(coverage.date for coverage in resolved):
-            assert values and all(ISO_INTERVAL.match(v) for v in values), (project.shortcode, values)
-        else:
-            assert values == [c.name for c in resolved if c.name], project.shortcode
-        assert not {"URL", "MISSING", "CALCULATED"} & set(values), project.shortcode
+        assert all(ISO_INTERVAL.match(v) for v in values), (project.shortcode, values)
+        assert bool(values) == any(coverage.date for coverage in resolved), project.shortcode
+        undated = [c.name for c in resolved if c.name and not c.date]
+        assert set(undated) <= set(document.get("keywords", [])), project.shortcode
 
 
 def test_records_persons_organizations_and_groups_expand_cleanly(loaded):
@@ -187,6 +186,12 @@ def test_temporal_coverage_of_the_issue_examples(corpus):
     assert "temporalCoverage" not in _dataset(corpus, "0110")  # a placeholder object, nothing to say
 
 
+def test_a_period_without_dates_is_a_keyword_not_a_temporal_coverage(corpus):
+    document = _dataset(corpus, "082D")  # "Swiss", a ChronOntology period without dates
+    assert "temporalCoverage" not in document
+    assert "Swiss" in document["keywords"]
+
+
 def test_catalogue_and_distribution(corpus):
     document = _dataset(corpus, "0803")
     assert document["includedInDataCatalog"] == {
@@ -200,6 +205,8 @@ def test_catalogue_and_distribution(corpus):
     assert downloads == {
         "application/json": f"{BASE}/api/v2/projects/0803",
         "application/ld+json": f"{BASE}/projects/0803/metadata.jsonld",
+        "text/turtle": f"{BASE}/projects/0803/metadata.ttl",
+        "application/rdf+xml": f"{BASE}/projects/0803/metadata.rdf",
         "application/vnd.datacite.datacite+xml": f"{BASE}/projects/0803/datacite.xml",
         "application/xml": f"{BASE}/projects/0803/dc.xml",
         "application/x-bibtex": f"{BASE}/projects/0803/citation.bib",

@@ -50,8 +50,12 @@ def number(value: object) -> str:
 
 @register.filter
 def language_label(code: object) -> str:
-    """A language code (`de`, `rm`) as its name in the interface language."""
-    return language_name(str(code), translation.get_language() or languages.DEFAULT)
+    """A language code (`de`, `rm`) as its name in the interface language; a private-use or unknown code
+    (`x-cpa`) as "Unlisted language (x-cpa)"."""
+    name = language_name(str(code), translation.get_language() or languages.DEFAULT)
+    if name == str(code):
+        return translation.gettext("Unlisted language ({code})").format(code=code)
+    return name
 
 
 @register.filter

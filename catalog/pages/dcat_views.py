@@ -1,0 +1,89 @@
+"""The DCAT-AP catalogue: /catalogue/dcat.ttl, .rdf, .jsonld, and /catalogue/dcat negotiating among them.
+
+Thin views over :mod:`catalog.formats.dcat`. Each body is rendered once per
+data version, URL (with its origin) and media type, kept in the catalogue's
+bounded page cache, and marked stable so the wire middleware compresses and
+tags it once.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_safe
+
+from catalog.domain.memo import memo_for
+from catalog.formats import dcat, links
+from catalog.pages.caching import url_key
+from catalog.runtime import get_catalog
+from catalog.web import accept, origin, wire
+
+EXTENSIONS = {"ttl": "text/turtle", "rdf": "application/rdf+xml", "jsonld": "application/ld+json"}
+OFFERED = tuple(EXTENSIONS.values())
+
+
+def site(base_url: str) -> dcat.Site:
+    config = settings.SVC
+    return dcat.Site(
+        base_url, config.oai_repository_name, config.oai_base_url, config.oai_admin_email, config.metadata_license
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _preferred(accept: str) -> str | None:
+    """The offered RDF type a client's Accept header prefers (q-values honoured); ``*/*`` gets Turtle."""
+    probe = HttpRequest()
+    probe.META["HTTP_ACCEPT"] = accept
+    return probe.get_preferred_type(list(OFFERED))
+
+
+def _not_acceptable() -> HttpResponse:
+    types = "\n".join(OFFERED)
+    response = HttpResponse(
+        f"None of the accepted media types is offered. Offered:\n{types}\n", status=406, content_type="text/plain"
+    )
+    patch_vary_headers(response, ["Accept"])
+    return response
+
+
+@require_safe
+def catalogue(request: HttpRequest, extension: str | None = None) -> HttpResponse:
+    """Page ``?page=`` (from 1) of the catalogue in the format the extension names, or the client prefers."""
+    negotiated = extension is None
+    if extension is None:
+        media_type = _preferred(accept.without_parameters(request.META.get("HTTP_ACCEPT", "*/*")))
+        if media_type is None:
+            return _not_acceptable()
+    else:
+        media_type = EXTENSIONS[extension]
+    catalog = get_catalog()
+    raw_page = request.GET.get("page", "1")
+    if not raw_page.isdigit() or int(raw_page) < 1:
+        return HttpResponse("page: expected a whole number from 1.\n", status=400, content_type="text/plain")
+    page = int(raw_page)
+    pages = dcat.catalogue_pages(catalog)
+    if page > pages:
+        return HttpResponse(f"page: the catalogue has {pages} page(s).\n", status=404, content_type="text/plain")
+    base = origin.base_url(request)
+    path = links.CATALOGUE_DCAT_PATH + ("" if negotiated else f".{extension}")
+    memo = memo_for(catalog)
+    key = (*url_key(request, memo), media_type)
+
+    def render() -> bytes:
+        graph = dcat.catalogue_page(catalog, site(base), page, base + path + "?page={page}")
+        return dcat.serialise(graph, media_type)
+
+    response = HttpResponse(memo.page(key, render), content_type=f"{media_type}; charset=utf-8")
+    if negotiated:
+        patch_vary_headers(response, ["Accept"])
+        query = f"?page={page}" if "page" in request.GET else ""
+        response["Content-Location"] = f"{links.CATALOGUE_DCAT_PATH}.{_extension(media_type)}{query}"
+    wire.mark_stable(response, wire.Stable(catalog.data_version, key))
+    return response
+
+
+def _extension(media_type: str) -> str:
+    return next(extension for extension, media in EXTENSIONS.items() if media == media_type)
