@@ -66,7 +66,16 @@ def matches(text: str, query_words: Sequence[str]) -> bool:
 
 
 class BadQuery(ValueError):
-    """A listing parameter that cannot be understood (answered with HTTP 400)."""
+    """A listing parameter that cannot be understood (answered with HTTP 400).
+
+    ``reason`` and ``details`` keep the message apart from its values, so that a page can say it in the
+    reader's language (catalog/pages/vocabulary.py marks each reason); ``str()`` is the English sentence.
+    """
+
+    def __init__(self, reason: str, **details: object) -> None:
+        super().__init__(reason.format(**details))
+        self.reason = reason
+        self.details = details
 
 
 class PageOutOfRange(LookupError):
@@ -87,7 +96,7 @@ def parse_page(values: Sequence[str]) -> int:
         raise BadQuery("give one page number")
     raw = given[0].strip()
     if not raw.isascii() or not raw.isdigit() or len(raw) > 9 or int(raw) < 1:
-        raise BadQuery(f"the page must be a positive whole number, not {given[0]!r}")
+        raise BadQuery("the page must be a positive whole number, not {given}", given=repr(given[0]))
     return int(raw)
 
 
@@ -238,13 +247,13 @@ class ListingQuery:
         """Parse query parameters (``{name: [values]}``); raises :class:`BadQuery`."""
         text = " ".join(value.strip() for value in params.get("q", ()) if value.strip())
         if len(text) > MAX_QUERY_LENGTH:
-            raise BadQuery(f"the search text is longer than {MAX_QUERY_LENGTH} characters")
+            raise BadQuery("the search text is longer than {limit} characters", limit=MAX_QUERY_LENGTH)
         sort_values = [value for value in params.get("sort", ()) if value]
         if len(sort_values) > 1:
             raise BadQuery("give one sort order")
         sort = sort_values[0] if sort_values else ""
         if sort and sort not in SORTS:
-            raise BadQuery(f"unknown sort order {sort!r}; use one of {', '.join(SORTS)}")
+            raise BadQuery("unknown sort order {sort}; use one of {sorts}", sort=repr(sort), sorts=", ".join(SORTS))
         page = parse_page(params.get("page", ()))
         filters = []
         count = 0
@@ -254,7 +263,7 @@ class ListingQuery:
             if selected:
                 filters.append((key, tuple(sorted(selected))))
         if count > MAX_FILTER_VALUES:
-            raise BadQuery(f"more than {MAX_FILTER_VALUES} filter values")
+            raise BadQuery("more than {limit} filter values", limit=MAX_FILTER_VALUES)
         query = cls(text, tuple(filters), sort, page)
         return replace(query, sort="") if sort == query.default_sort else query
 
@@ -323,13 +332,13 @@ class TextSortPage:
         """Parse ``{name: [values]}``; raises :class:`BadQuery`."""
         text = " ".join(value.strip() for value in params.get("q", ()) if value.strip())
         if len(text) > MAX_QUERY_LENGTH:
-            raise BadQuery(f"the search text is longer than {MAX_QUERY_LENGTH} characters")
+            raise BadQuery("the search text is longer than {limit} characters", limit=MAX_QUERY_LENGTH)
         sorts = [value for value in params.get("sort", ()) if value]
         if len(sorts) > 1:
             raise BadQuery("give one sort order")
         sort = sorts[0] if sorts else ""
         if sort and sort not in cls.SORTS:
-            raise BadQuery(f"unknown sort order {sort!r}; use one of {', '.join(cls.SORTS)}")
+            raise BadQuery("unknown sort order {sort}; use one of {sorts}", sort=repr(sort), sorts=", ".join(cls.SORTS))
         return cls(text, "" if sort == cls.SORTS[0] else sort, parse_page(params.get("page", ())))
 
     @property

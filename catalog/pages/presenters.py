@@ -39,6 +39,7 @@ from catalog.domain.values import (
     stored_strings,
 )
 from catalog.formats import links
+from catalog.pages.vocabulary import access_rights_label, role_label, type_of_data_label
 
 RECORDS_ON_PROJECT_PAGE = 20
 RECORDS_PAGE_SIZE = 50
@@ -270,7 +271,7 @@ def _record_row(table: RecordTable, index: int, values: Values, query_words: Seq
     return RecordRow(
         label=label,
         url=links.record_path(table.shortcode, pid),
-        type_of_data=values.text(record.get("typeOfData")),
+        type_of_data=type_of_data_label(values.text(record.get("typeOfData"))),
         date=values.date(record_date(record)),
         identifier=links.record_suffix(pid),
         label_parts=highlight(label, query_words),
@@ -303,6 +304,18 @@ def meta_description(*candidates: object) -> str:
         if text:
             return shorten(text, META_DESCRIPTION_LENGTH)
     return ""
+
+
+def description_in_language(values: Values, short: Frozen, descriptions: Sequence[tuple[str | None, str]]) -> str:
+    """The meta/OpenGraph description: a text in the page's language first, the short description next.
+
+    A short description with no stated language loses to a description written in the reader's language.
+    """
+    short_texts = values.language_texts(short)
+    for language, text in (*short_texts, *descriptions):
+        if language == values.language and plain(text):
+            return meta_description(text)
+    return meta_description(*(text for _language, text in short_texts), descriptions[0][1] if descriptions else "")
 
 
 def build_project_page(catalog: Catalog, project: Project, values: Values) -> ProjectPage:
@@ -367,7 +380,7 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         _fact(_("Disciplines"), *values.references(project.get("disciplines"))),
         _fact(_("Temporal coverage"), *values.references(project.get("temporalCoverage"))),
         _fact(_("Spatial coverage"), *values.references(project.get("spatialCoverage"))),
-        _fact(_("Type of data"), *values.texts(project.get("typeOfData"))),
+        _fact(_("Type of data"), *(type_of_data_label(text) for text in values.texts(project.get("typeOfData")))),
         _fact(
             _("Data languages"),
             *(language_name(code, values.language) for code in values.texts(project.get("dataLanguage"))),
@@ -407,7 +420,7 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
     return ProjectPage(
         meta=PageMeta(
             title=name,
-            description=meta_description(project.get("shortDescription"), descriptions[0][1] if descriptions else ""),
+            description=description_in_language(values, project.get("shortDescription"), descriptions),
             path=links.project_path(shortcode),
             json_path=links.project_json_path(shortcode),
             og_type="website",
@@ -474,8 +487,8 @@ def build_record_page(project: Project, table: RecordTable, index: int, values: 
         file_link = values.link(file.get("url"), file.get("url"))
     facts = _facts(
         _fact(_("Identifier"), values.text(record.get("id"))),
-        _fact(_("Access rights"), values.text(record.get("accessRights"))),
-        _fact(_("Type of data"), *values.texts(record.get("typeOfData"))),
+        _fact(_("Access rights"), access_rights_label(values.text(record.get("accessRights")))),
+        _fact(_("Type of data"), *(type_of_data_label(text) for text in values.texts(record.get("typeOfData")))),
         _fact(_("Keywords"), *values.texts(record.get("keywords"))),
         _fact(_("Publisher"), values.text(record.get("publisher"))),
         _fact(_("Created"), values.date(record.get("dateCreated"))),
@@ -519,7 +532,7 @@ def _project_roles(entries: tuple[tuple[Project, tuple[str, ...]], ...], values:
     return tuple(
         ProjectRoles(
             EntityRef(project.name or project.shortcode, links.project_path(project.shortcode)),
-            tuple(role for role in (values.text(r) for r in roles) if role),
+            tuple(role_label(role) for role in (values.text(r) for r in roles) if role),
         )
         for project, roles in entries
     )
@@ -566,7 +579,9 @@ def build_person_page(catalog: Catalog, person: Person, values: Values) -> Perso
     where = ", ".join(a.name for a in affiliations)
     description = " — ".join(part for part in (person.display_name, summary, where) if part)
     if projects:
-        description += f". Contributor to {len(projects)} project{'s' if len(projects) != 1 else ''}."
+        count = len(projects)
+        contributed = ngettext("Contributor to {count} project.", "Contributor to {count} projects.", count)
+        description += ". " + contributed.format(count=count)
     return PersonPage(
         meta=PageMeta(
             title=person.display_name,
@@ -616,7 +631,10 @@ def build_organization_page(catalog: Catalog, organization: Organization, values
     place = plain(values.text(stored_address.get("locality"))) if isinstance(stored_address, Mapping) else ""
     description = organization.display_name + (f", {place}" if place else "")
     if projects:
-        description += f". Involved in {len(projects)} project{'s' if len(projects) != 1 else ''}."
+        count = len(projects)
+        description += ". " + ngettext("Involved in {count} project.", "Involved in {count} projects.", count).format(
+            count=count
+        )
     return OrganizationPage(
         meta=PageMeta(
             title=organization.display_name,

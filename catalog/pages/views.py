@@ -8,7 +8,6 @@ settings, so its rendered bytes are kept per catalogue (see
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -45,7 +44,7 @@ from catalog.domain.search import (
 )
 from catalog.domain.values import Values
 from catalog.formats import citation, jsonld, links
-from catalog.pages import export_views, languages, presenters
+from catalog.pages import export_views, languages, presenters, vocabulary
 from catalog.pages.export_views import Described
 from catalog.runtime import get_catalog
 from catalog.web import wire
@@ -213,7 +212,13 @@ def _view_model(memo: CatalogMemo, key: tuple[Hashable, ...], build: Callable[[]
 
 
 def value_label(facet: FacetResult, value: str) -> str:
-    return next((v.label for v in facet.values if v.value == value), value)
+    """A selected facet value as its chip says it, in the page's language where the catalogues know it."""
+    label = next((v.label for v in facet.values if v.value == value), value)
+    if facet.key in ("status", "access"):
+        return _(label)
+    if facet.key == "type":
+        return vocabulary.type_of_data_label(label) or label
+    return label
 
 
 def _past_the_end(error: PageOutOfRange) -> str:
@@ -226,16 +231,19 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     A withdrawn item answers 410 Gone with a short page saying when, linking to the catalogue.
     """
     if isinstance(exception, Withdrawn):
-        stamp = exception.tombstone.deleted
-        gone = {
-            "what": exception.what,
-            "withdrawn": iso_time(stamp),
-            "withdrawn_at": datetime.fromtimestamp(stamp, UTC),
-        }
-        return HttpResponse(render_to_string("410.html", gone, request), content_type=HTML, status=410)
+        withdrawn = iso_time(exception.tombstone.deleted)
+        # The page's one date rule (docs/languages.md), then the time of day, which is the same everywhere.
+        when = f"{_values().date(withdrawn)} {withdrawn[11:16]}"
+        gone = {"what": exception.what, "withdrawn": withdrawn, "when": when}
+        return HttpResponse(_render(request, "410.html", gone), content_type=HTML, status=410)
     message = exception.args[0] if isinstance(exception, Http404) and exception.args else ""
     context = {"message": message if isinstance(message, str) else ""}
     return HttpResponse(_render(request, "404.html", context), content_type=HTML, status=404)
+
+
+def _reason(error: BadQuery) -> str:
+    """Why the parameters cannot be answered, in the page's language."""
+    return _(error.reason).format(**error.details)
 
 
 def bad_request(request: HttpRequest, message: str) -> HttpResponse:
@@ -252,7 +260,7 @@ def projects(request: HttpRequest) -> HttpResponse:
     try:
         query = ListingQuery.from_params(dict(request.GET.lists())) if request.META.get("QUERY_STRING") else DEFAULT
     except BadQuery as error:
-        return bad_request(request, str(error))
+        return bad_request(request, _reason(error))
 
     def render() -> str:
         index = memo.get("search-index", lambda: SearchIndex.build(catalog))
@@ -427,7 +435,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     try:
         query = RecordQuery.from_params(dict(request.GET.lists()))
     except BadQuery as error:
-        return bad_request(request, str(error))
+        return bad_request(request, _reason(error))
     table = catalog.records_of(project_)
 
     def render() -> str:
@@ -682,7 +690,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
     try:
         query = BrowseQuery.from_params(dict(request.GET.lists()))
     except BadQuery as error:
-        return bad_request(request, str(error))
+        return bad_request(request, _reason(error))
 
     def render() -> str:
         entries = memo.get(("browse", kind), lambda: build_entries(catalog, kind))
