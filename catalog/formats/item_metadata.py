@@ -269,6 +269,7 @@ def contributor_agent(contributor_id: str, catalog: Catalog) -> Agent | None:
 
 @lru_cache(maxsize=256)
 def _licence_rights(identifier: str | None, uri: str | None) -> Rights | None:
+    uri = vocabularies.canonical_licence_uri(uri) if uri else uri
     licence = vocabularies.spdx_licence(uri or "", identifier or "")
     if licence:
         return Rights(licence.name, uri, licence.spdx)

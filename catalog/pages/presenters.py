@@ -38,7 +38,7 @@ from catalog.domain.values import (
     stored_list,
     stored_strings,
 )
-from catalog.formats import links
+from catalog.formats import links, vocabularies
 from catalog.pages.vocabulary import access_rights_label, role_label, type_of_data_label
 
 RECORDS_ON_PROJECT_PAGE = 20
@@ -243,7 +243,8 @@ def license_views(legal_infos: Frozen, values: Values) -> tuple[LicenseView, ...
             continue
         license_ = legal["license"]
         identifier = values.text(license_.get("licenseIdentifier"))
-        url = values.url(license_.get("licenseURI"))
+        stored = values.url(license_.get("licenseURI"))
+        url = vocabularies.canonical_licence_uri(stored) if stored else None
         if not identifier and not url:
             continue
         label: Shown = identifier or url
@@ -516,7 +517,7 @@ def build_record_page(project: Project, table: RecordTable, index: int, values: 
         permalink=values.url(pid),
         facts=facts,
         descriptions=descriptions,
-        citation=values.text(record.get("howToCite")),
+        citation=own_citation if (own_citation := values.text(record.get("howToCite"))) != label else None,
         licenses=license_views(legal, values),
         file=file_link,
     )

@@ -57,7 +57,7 @@ DEFAULT = ListingQuery()
 
 def home(request: HttpRequest) -> HttpResponse:
     """`/` is the project listing (308 keeps the method)."""
-    return redirect(languages.in_language("/projects", _language()), permanent=True, preserve_request=True)
+    return redirect(languages.in_language(languages.HOME, _language()), permanent=True, preserve_request=True)
 
 
 PAGE_TEMPLATES = (
@@ -294,6 +294,7 @@ def projects(request: HttpRequest) -> HttpResponse:
                 "active_filters": active_filters,
                 "clear_text_url": query.url(path, q="", page=1),
                 "canonical": query.url(path),
+                "noindex": is_result_page(query),
                 "path": path,
                 "total_projects": len(catalog.projects),
                 **pagination(result.page, result.page_count, lambda number: query.url(path, page=number)),
@@ -301,6 +302,12 @@ def projects(request: HttpRequest) -> HttpResponse:
         )
 
     return _changed_with_catalog(_cached_page(request, memo, ("projects", query), render), catalog)
+
+
+def is_result_page(query: ListingQuery | BrowseQuery | RecordQuery) -> bool:
+    """A search, filter or sort result: kept out of search engines (an unbounded crawl space); its links are
+    followed. The unfiltered listing and its numbered pages stay indexable."""
+    return bool(query.text or query.sort or getattr(query, "filters", ()))
 
 
 def _citation_context(request: HttpRequest, described: Described, data: citation.CitationData, style: str) -> dict:
@@ -466,6 +473,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
                 "query": query,
                 "path": path,
                 "clear_text_url": _url(path, query.params(q="", page=1)),
+                "noindex": is_result_page(query),
                 **pagination(result.page, result.page_count, lambda n: _url(path, query.params(page=n))),
                 "meta": presenters.PageMeta(
                     title=_("Records of {name}").format(name=name)
@@ -712,6 +720,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
                 "clear_text_url": query.url(path, q="", page=1),
                 **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
                 "canonical": query.url(path),
+                "noindex": is_result_page(query),
                 "json_path": f"/api/v2/{kind}",
             },
         )

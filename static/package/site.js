@@ -134,14 +134,6 @@
     });
   }
 
-  /* The filters fold behind "Filters" on phones (closed without JavaScript too); wider screens open them. */
-  function setUpFiltersFold(fold) {
-    var wide = window.matchMedia("(min-width: 52.01rem)");
-    function apply() { if (wide.matches) fold.open = true; }
-    apply();
-    if (wide.addEventListener) wide.addEventListener("change", apply);
-  }
-
   function each(selector, setUp) {
     Array.prototype.forEach.call(document.querySelectorAll(selector), setUp);
   }
@@ -149,5 +141,4 @@
   each("button[data-copy]", setUpCopy);
   each("[data-autosubmit]", setUpAutoSubmit);
   each("form[role=search]", setUpCleanSubmit);
-  each("[data-filters-fold]", setUpFiltersFold);
 })();
