@@ -9,6 +9,7 @@ red marker, but never becomes a link, a date or a URL.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -184,6 +185,24 @@ class Values:
             except ValueError:
                 pass
         return text[:10]
+
+
+_CC_DEED_RE = re.compile(
+    r"^https?://(?:www\.)?creativecommons\.org/(licenses/[a-z-]+/\d\.\d(?:/[a-z]{2})?|publicdomain/zero/1\.0)"
+    r"(?:/(?:deed\.[a-z_-]+|legalcode(?:\.[a-z_-]+)?)?)?/?$",
+    re.IGNORECASE,
+)
+
+
+def canonical_licence_uri(uri: str) -> str:
+    """One URI per licence: a Creative Commons licence as ``https://creativecommons.org/…/4.0/``.
+
+    The data writes the same licence with and without the trailing slash, over http, and as a
+    language's deed (``…/deed.de``); every surface names it by this one form. Other URIs stay as given.
+    """
+    text = uri.strip()
+    match = _CC_DEED_RE.match(text)
+    return f"https://creativecommons.org/{match.group(1).lower()}/" if match else text
 
 
 def shorten(text: str, length: int) -> str:

@@ -34,13 +34,14 @@ from catalog.domain.values import (
     Link,
     Values,
     access_right,
+    canonical_licence_uri,
     is_http_url,
     project_urls,
     shorten,
     stored_list,
     stored_strings,
 )
-from catalog.formats import exports, links, vocabularies
+from catalog.formats import exports, links
 
 DESCRIPTION_MIN = 50
 DESCRIPTION_MAX = 5000
@@ -191,7 +192,7 @@ def _license_urls(legal_infos: Frozen) -> list[str]:
         if isinstance(license_, Mapping):
             url = license_.get("licenseURI")
             if is_http_url(url):
-                urls.append(vocabularies.canonical_licence_uri(url))
+                urls.append(canonical_licence_uri(url))
             elif text := _text(license_.get("licenseIdentifier")):
                 urls.append(text)
     return list(dict.fromkeys(urls))

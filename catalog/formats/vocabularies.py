@@ -85,24 +85,6 @@ class Licence:
     name: str
 
 
-_CC_DEED_RE = re.compile(
-    r"^https?://(?:www\.)?creativecommons\.org/(licenses/[a-z-]+/\d\.\d(?:/[a-z]{2})?|publicdomain/zero/1\.0)"
-    r"(?:/(?:deed\.[a-z_-]+|legalcode(?:\.[a-z_-]+)?)?)?/?$",
-    re.IGNORECASE,
-)
-
-
-def canonical_licence_uri(uri: str) -> str:
-    """One URI per licence: a Creative Commons licence as ``https://creativecommons.org/…/4.0/``.
-
-    The data writes the same licence with and without the trailing slash, over http, and as a
-    language's deed (``…/deed.de``); every surface names it by this one form. Other URIs stay as given.
-    """
-    text = uri.strip()
-    match = _CC_DEED_RE.match(text)
-    return f"https://creativecommons.org/{match.group(1).lower()}/" if match else text
-
-
 def _cc_licence(elements: list[str], version: str) -> Licence | None:
     """The SPDX id of an international Creative Commons licence, if the combination exists."""
     parts = [element.upper() for element in elements]

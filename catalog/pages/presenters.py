@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -32,13 +32,14 @@ from catalog.domain.values import (
     Shown,
     Values,
     access_right,
+    canonical_licence_uri,
     language_name,
     project_urls,
     shorten,
     stored_list,
     stored_strings,
 )
-from catalog.formats import links, vocabularies
+from catalog.formats import links
 from catalog.pages.vocabulary import access_rights_label, role_label, type_of_data_label
 
 RECORDS_ON_PROJECT_PAGE = 20
@@ -126,6 +127,7 @@ class RecordRow:
     date: str | None
     identifier: str = ""
     label_parts: tuple[tuple[str, bool], ...] = ()  # (text, matches the search)
+    project: EntityRef | None = None  # shown when the rows come from several projects
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +246,7 @@ def license_views(legal_infos: Frozen, values: Values) -> tuple[LicenseView, ...
         license_ = legal["license"]
         identifier = values.text(license_.get("licenseIdentifier"))
         stored = values.url(license_.get("licenseURI"))
-        url = vocabularies.canonical_licence_uri(stored) if stored else None
+        url = canonical_licence_uri(stored) if stored else None
         if not identifier and not url:
             continue
         label: Shown = identifier or url
@@ -288,6 +290,20 @@ def record_rows_at(
 ) -> tuple[RecordRow, ...]:
     """The rows of a search result page, with the query's words marked in the labels."""
     return tuple(_record_row(table, index, values, query_words) for index in positions)
+
+
+def record_rows_of_projects(
+    catalog: Catalog, hits: Sequence[tuple[str, int]], values: Values, query_words: Sequence[str]
+) -> tuple[RecordRow, ...]:
+    """The rows of a search across all records: each names its project."""
+    rows = []
+    for key, index in hits:
+        table = catalog.records[key]
+        project = catalog.get_project(table.shortcode)
+        name = (project.name if project else None) or table.shortcode
+        row = _record_row(table, index, values, query_words)
+        rows.append(replace(row, project=EntityRef(name, links.project_path(table.shortcode))))
+    return tuple(rows)
 
 
 def _fact(label: str, *items: Any) -> Fact | None:

@@ -7,7 +7,7 @@ settings, so its rendered bytes are kept per catalogue (see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
 
+from catalog.domain import all_records
 from catalog.domain.browse import BrowseQuery, browse, build_entries
 from catalog.domain.ledger import ProjectMeta, Tombstone, iso_time, withdrawn_project, withdrawn_record
 from catalog.domain.memo import CatalogMemo, memo_for
@@ -29,7 +30,6 @@ from catalog.domain.record_search import (
     ProjectRecordIndex,
     RecordQuery,
     RecordResult,
-    build_record_indexes,
     search_records,
 )
 from catalog.domain.search import (
@@ -65,6 +65,7 @@ PAGE_TEMPLATES = (
     "projects.html",
     "project.html",
     "records.html",
+    "all_records.html",
     "record.html",
     "person.html",
     "organization.html",
@@ -97,7 +98,7 @@ def warm_up() -> None:
     catalog = get_catalog()
     memo = memo_for(catalog)
     memo.get("search-index", lambda: SearchIndex.build(catalog))
-    record_indexes(memo)
+    all_records.all_records_index(catalog)
 
 
 # Lookups --------------------------------------------------------------------
@@ -430,8 +431,8 @@ def shortcode_choices(request: HttpRequest, catalog: Catalog, prefix: str) -> Ht
     return response
 
 
-def record_indexes(memo: CatalogMemo) -> dict[str, ProjectRecordIndex]:
-    return memo.get("record-indexes", lambda: build_record_indexes(memo.catalog.records))
+def record_indexes(memo: CatalogMemo) -> Mapping[str, ProjectRecordIndex]:
+    return all_records.record_indexes(memo.catalog)
 
 
 @require_safe
@@ -491,6 +492,59 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     if catalog.ledger:
         set_last_modified(response, catalog.ledger.project_time(project_.key))
     return response
+
+
+@require_safe
+def records_everywhere(request: HttpRequest) -> HttpResponse:
+    """`/records`: the records of every project, searched by the records page's rules, with facets."""
+    catalog = get_catalog()
+    memo = memo_for(catalog)
+    try:
+        query = all_records.AllRecordsQuery.from_params(dict(request.GET.lists()))
+    except BadQuery as error:
+        return bad_request(request, _reason(error))
+
+    def render() -> str:
+        index = all_records.all_records_index(catalog)
+        try:
+            result = all_records.search_all_records(index, query)
+        except PageOutOfRange as error:
+            raise Http404(_past_the_end(error)) from None
+        path = links.all_records_path()
+        facets = {facet.key: facet for facet in result.facets}
+        active_filters = [
+            (
+                facets[key].label,
+                next((v.label for v in facets[key].values if v.value == value), value),
+                query.url(path, filters=query.without_filter(key, value), page=1),
+            )
+            for key, selected in query.filters
+            for value in selected
+        ]
+        return _render(
+            request,
+            "all_records.html",
+            {
+                "result": result,
+                "query": query,
+                "rows": presenters.record_rows_of_projects(catalog, result.hits, _values(), query.words),
+                "count": index.size,
+                "path": path,
+                "active_filters": active_filters,
+                "clear_text_url": query.url(path, q="", page=1),
+                "noindex": bool(query.text or query.filters or query.sort),
+                **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
+                "meta": presenters.PageMeta(
+                    title=_("Records of all projects")
+                    + (" " + _("(page {number})").format(number=result.page) if result.page > 1 else ""),
+                    description=_("Search the {count} records of every research project.").format(count=index.size),
+                    path=query.url(path),
+                    json_path=links.all_records_json_path(),
+                ),
+            },
+        )
+
+    return _changed_with_catalog(_cached_page(request, memo, ("all-records", query), render), catalog)
 
 
 def _url(path: str, pairs: list[tuple[str, str]]) -> str:

@@ -30,6 +30,9 @@ DOMAIN_LABELS = (
     gettext_noop("Metadata only Access"),
 )
 
+# catalog.domain.all_records.FACETS (with "Type of data" above)
+ALL_RECORDS_FACETS = (gettext_noop("Project"), gettext_noop("Licence"), gettext_noop("Year"))
+
 # catalog.domain.model.FUNDER_ROLE: the one role the loader names itself (the others are the data's words).
 ROLES = (gettext_noop("Funder"),)
 

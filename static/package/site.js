@@ -66,7 +66,7 @@
   /* Copy buttons: copy the text (or link) of the element named by data-copy,
      and say so next to the button. */
   /* The page says its messages in its language (data-* on <body>, from the translation catalogues). */
-  function message(name) {
+  function pageMessage(name) {
     return document.body.getAttribute("data-message-" + name) || "";
   }
 
@@ -79,7 +79,7 @@
     var timer = null;
     function report(message, ok) {
       if (status) status.textContent = message;
-      button.textContent = ok ? message("copied") : label;
+      button.textContent = ok ? pageMessage("copied") : label;
       clearTimeout(timer);
       timer = setTimeout(function () {
         button.textContent = label;
@@ -98,12 +98,12 @@
       var text = (source.getAttribute("href") || source.textContent).trim();
       if (navigator.clipboard && navigator.clipboard.writeText) {
         navigator.clipboard.writeText(text).then(
-          function () { report(message("copied-status"), true); },
-          function () { selectSource(); report(message("selected-status"), false); }
+          function () { report(pageMessage("copied-status"), true); },
+          function () { selectSource(); report(pageMessage("selected-status"), false); }
         );
       } else {
         selectSource();
-        report(message("selected-status"), false);
+        report(pageMessage("selected-status"), false);
       }
     });
   }
