@@ -131,7 +131,8 @@ def test_a_record_whose_own_citation_differs_says_it_is_the_records(client, inst
     )
     install_catalog(data_dir)
     tree = tree_of(client.get("/projects/0AA1/records/abc"))
-    assert "The record asks to be cited as: Plan of the site (1900)" in tree.xpath("string(//section[@class='citation-box'])")
+    box = tree.xpath("string(//section[@class='citation-box'])")
+    assert "The record asks to be cited as: Plan of the site (1900)" in box
 
 
 def test_one_uri_per_licence(client, corpus):
