@@ -20,6 +20,7 @@ import json
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.load_time import current_rss_kib
 from catalog.domain.all_records import AllRecordsIndex, AllRecordsQuery, search_all_records
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     gc.collect()
     rss_all = current_rss_kib()
 
-    figures = []
+    figures: list[dict[str, Any]] = []
     for text, filters, sort, page in QUERIES:
         query = AllRecordsQuery(text, _resolve(index, filters), "" if sort == "label" else sort, 1)
         total = search_all_records(index, query).total
