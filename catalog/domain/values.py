@@ -205,6 +205,19 @@ def canonical_licence_uri(uri: str) -> str:
     return f"https://creativecommons.org/{match.group(1).lower()}/" if match else text
 
 
+_CC_PATH = re.compile(r"creativecommons\.org/(?:licenses/([a-z-]+)|publicdomain/(zero))/(\d\.\d)/(?:([a-z]{2})/)?$")
+
+
+def licence_label(value: str) -> str:
+    """A licence as people name it: "CC BY-NC 4.0", "CC0 1.0", "CC BY-SA 3.0 CH"; another value as it is."""
+    match = _CC_PATH.search(value)
+    if not match:
+        return value
+    elements, zero, version, port = match.groups()
+    name = "CC0" if zero else "CC " + elements.upper()
+    return f"{name} {version}" + (f" {port.upper()}" if port else "")
+
+
 def shorten(text: str, length: int) -> str:
     """Cut a text at a word boundary, marking the cut with an ellipsis."""
     text = " ".join(text.split())

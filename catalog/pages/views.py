@@ -18,7 +18,7 @@ from django.template.loader import get_template, render_to_string
 from django.urls import get_resolver
 from django.utils import formats, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 from django.views.decorators.http import require_safe
 
 from catalog.domain import all_records
@@ -39,8 +39,11 @@ from catalog.domain.search import (
     ListingQuery,
     PageOutOfRange,
     SearchIndex,
+    marked,
     pagination,
     search,
+    snippet,
+    words,
 )
 from catalog.domain.values import Values
 from catalog.formats import citation, jsonld, links
@@ -284,13 +287,19 @@ def projects(request: HttpRequest) -> HttpResponse:
             for key, selected in query.filters
             for value in selected
         ]
+        if query.years != (None, None):
+            low, high = (str(year) if year else "…" for year in query.years)
+            shown = f"{low}\u2013{high}"  # an en dash between the years
+            active_filters.append((gettext_noop("Years"), shown, query.url(path, years=(None, None), page=1)))
         return _render(
             request,
             "projects.html",
             {
                 "result": result,
                 "query": query,
-                "cards": [cards[entry.project.key] for entry in result.items],
+                "cards": [
+                    (cards[entry.project.key], *_why_it_matched(entry.project, query, values)) for entry in result.items
+                ],
                 "sorts": list(SORTS.items()),
                 "active_filters": active_filters,
                 "clear_text_url": query.url(path, q="", page=1),
@@ -308,7 +317,22 @@ def projects(request: HttpRequest) -> HttpResponse:
 def is_result_page(query: ListingQuery | BrowseQuery | RecordQuery) -> bool:
     """A search, filter or sort result: kept out of search engines (an unbounded crawl space); its links are
     followed. The unfiltered listing and its numbered pages stay indexable."""
-    return bool(query.text or query.sort or getattr(query, "filters", ()))
+    return bool(
+        query.text
+        or query.sort
+        or getattr(query, "filters", ())
+        or getattr(query, "years", (None, None))[0:2] != (None, None)
+    )
+
+
+def _why_it_matched(project: Project, query: ListingQuery, values: Values) -> tuple[tuple, tuple]:
+    """The project's name and a snippet of its texts with the search's words marked (empty without a search)."""
+    query_words = words(query.text)
+    if not query_words:
+        return (), ()
+    texts = [text for text in (values.text(project.get("shortDescription")),) if text]
+    texts += [text for _language, text in values.language_texts(project.get("description"))]
+    return marked(project.name or project.shortcode, query_words), snippet(texts, query_words)
 
 
 def _citation_context(request: HttpRequest, described: Described, data: citation.CitationData, style: str) -> dict:

@@ -21,6 +21,9 @@ DOMAIN_LABELS = (
     gettext_noop("Type of data"),
     gettext_noop("Data language"),
     gettext_noop("Discipline"),
+    gettext_noop("Licence"),
+    gettext_noop("Funder"),  # also catalog.domain.model.FUNDER_ROLE, the one role the loader names itself
+    gettext_noop("Organization"),
     # catalog.domain.model.PROJECT_STATUSES and ACCESS_RIGHTS
     gettext_noop("Ongoing"),
     gettext_noop("Finished"),
@@ -30,11 +33,8 @@ DOMAIN_LABELS = (
     gettext_noop("Metadata only Access"),
 )
 
-# catalog.domain.all_records.FACETS (with "Type of data" above)
-ALL_RECORDS_FACETS = (gettext_noop("Project"), gettext_noop("Licence"), gettext_noop("Year"))
-
-# catalog.domain.model.FUNDER_ROLE: the one role the loader names itself (the others are the data's words).
-ROLES = (gettext_noop("Funder"),)
+# catalog.domain.all_records.FACETS (with "Type of data" and "Licence" above)
+ALL_RECORDS_FACETS = (gettext_noop("Project"), gettext_noop("Year"))
 
 # Types of data the catalogue's data uses (the values of ``typeOfData``); another value is shown as stored.
 TYPES_OF_DATA = (
@@ -63,6 +63,8 @@ BAD_QUERY_REASONS = (
     gettext_noop("give one sort order"),
     gettext_noop("unknown sort order {sort}; use one of {sorts}"),
     gettext_noop("more than {limit} filter values"),
+    gettext_noop("give one year for {name}"),
+    gettext_noop("the year must be a whole number from 1 to 9999, not {given}"),
 )
 
 
