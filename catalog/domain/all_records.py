@@ -47,6 +47,8 @@ FACET_KEYS = tuple(key for key, _ in FACETS)
 _LABEL_KEY_BYTES = 48  # the label sort looks at the first 48 bytes of the sort key
 _DIGIT_RUN = re.compile(r"\d+")
 _NO_DATE = np.iinfo(np.int64).min
+SPARSE = 16  # fewer than one record in 16 matching: sort the matches instead of reading a whole order
+CHUNK = 1 << 16  # how much of an order a query reads at a time when many records match
 
 
 def label_sort_key(label: str) -> bytes:
@@ -192,6 +194,7 @@ class AllRecordsIndex:
     by_label: np.ndarray  # int32 global positions in natural label order
     by_date: np.ndarray  # oldest first, undated last
     by_date_newest: np.ndarray  # newest first, undated last
+    ranks: Mapping[str, np.ndarray]  # sort -> int32 rank of each record in that order (for few matches)
 
     @property
     def size(self) -> int:
@@ -235,6 +238,8 @@ class AllRecordsIndex:
         dated = np.flatnonzero(stamps != _NO_DATE)
         oldest = dated[np.argsort(stamps[dated], kind="stable")]
         undated = np.flatnonzero(stamps == _NO_DATE)
+        by_date = np.concatenate([oldest, undated]).astype(np.int32)
+        by_date_newest = np.concatenate([oldest[::-1], undated]).astype(np.int32)
         return cls(
             keys=tuple(key for key, _ in tables),
             offsets=np.array(offsets, dtype=np.int64),
@@ -246,8 +251,9 @@ class AllRecordsIndex:
                 key: np.bincount(codes[key] + 1, minlength=len(facet_codes[key].labels) + 1)[1:] for key in FACET_KEYS
             },
             by_label=by_label,
-            by_date=np.concatenate([oldest, undated]).astype(np.int32),
-            by_date_newest=np.concatenate([oldest[::-1], undated]).astype(np.int32),
+            by_date=by_date,
+            by_date_newest=by_date_newest,
+            ranks={"label": _ranks(by_label), "oldest": _ranks(by_date), "newest": _ranks(by_date_newest)},
         )
 
     def matching(self, query_words: Sequence[str]) -> np.ndarray | None:
@@ -269,16 +275,43 @@ class AllRecordsIndex:
                 wanted[numbers[value]] = True
         return wanted[self.codes[key]]
 
-    def ordered(self, sort: str, mask: np.ndarray | None) -> np.ndarray:
-        if sort == "identifier":
-            return np.arange(self.size, dtype=np.int32) if mask is None else np.flatnonzero(mask)
-        order = {
+    def _order(self, sort: str) -> np.ndarray:
+        return {
             "label": self.by_label,
             "label-desc": self.by_label[::-1],
             "oldest": self.by_date,
             "newest": self.by_date_newest,
         }[sort]
-        return order if mask is None else order[mask[order]]
+
+    def page_of(self, sort: str, mask: np.ndarray | None, start: int, stop: int) -> tuple[int, np.ndarray]:
+        """How many records the mask keeps, and those from ``start`` to ``stop`` in the sort order."""
+        if mask is None:
+            order = np.arange(self.size, dtype=np.int32) if sort == "identifier" else self._order(sort)
+            return self.size, order[start:stop]
+        total = int(np.count_nonzero(mask))
+        if sort == "identifier":
+            return total, np.flatnonzero(mask)[start:stop]
+        if total * SPARSE < self.size:  # few matches: sort them by rank rather than read a whole order
+            found = np.flatnonzero(mask)
+            ordered = found[np.argsort(self.ranks["label" if sort.startswith("label") else sort][found], kind="stable")]
+            return total, (ordered[::-1] if sort == "label-desc" else ordered)[start:stop]
+        # Many matches: read the order a slice at a time until the page is full.
+        order, picked, seen = self._order(sort), [], 0
+        for begin in range(0, self.size, CHUNK):
+            part = order[begin : begin + CHUNK]
+            hits = part[mask[part]]
+            if seen + len(hits) > start:
+                picked.append(hits[max(0, start - seen) : stop - seen])
+            seen += len(hits)
+            if seen >= stop:
+                break
+        return total, np.concatenate(picked) if picked else np.zeros(0, dtype=np.int32)
+
+
+def _ranks(order: np.ndarray) -> np.ndarray:
+    ranks = np.empty(len(order), dtype=np.int32)
+    ranks[order] = np.arange(len(order), dtype=np.int32)
+    return ranks
 
 
 def _and(masks: Sequence[np.ndarray]) -> np.ndarray | None:
@@ -291,12 +324,9 @@ def _and(masks: Sequence[np.ndarray]) -> np.ndarray | None:
 
 
 def _facet(
-    index: AllRecordsIndex, key: str, label: str, mask: np.ndarray | None, selected: Sequence[str]
+    index: AllRecordsIndex, key: str, label: str, counts: np.ndarray, selected: Sequence[str]
 ) -> AllRecordsFacet:
     labels = index.labels[key]
-    counts = (
-        index.totals[key] if mask is None else np.bincount(index.codes[key][mask] + 1, minlength=len(labels) + 1)[1:]
-    )
     shown = [
         AllRecordsFacetValue(value, labels[code], int(counts[code]), value in selected)
         for code, value in enumerate(index.values[key])
@@ -309,30 +339,49 @@ def _facet(
     return AllRecordsFacet(key, label, tuple(shown))
 
 
+class _Counter:
+    """Facet counts under a mask: the positions of a mask are found once, however many facets share it."""
+
+    def __init__(self, index: AllRecordsIndex) -> None:
+        self.index = index
+        self.positions: dict[int, tuple[np.ndarray, bool]] = {}
+
+    def counts(self, key: str, mask: np.ndarray | None) -> np.ndarray:
+        totals = self.index.totals[key]
+        if mask is None:
+            return totals
+        found = self.positions.get(id(mask))
+        if found is None:
+            # Count the smaller side: the matches, or the records left out (then subtract from the totals).
+            left_out = 2 * int(np.count_nonzero(mask)) > len(mask)
+            found = (np.flatnonzero(~mask if left_out else mask), left_out)
+            self.positions[id(mask)] = found
+        positions, left_out = found
+        counted = np.bincount(self.index.codes[key].take(positions) + 1, minlength=len(totals) + 1)[1:]
+        return totals - counted if left_out else counted
+
+
 def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery) -> AllRecordsResult:
     """One page of the records of every project; raises :class:`PageOutOfRange` past the last page."""
     text_mask = index.matching(query.words)
     selections = {key: index.selection(key, values) for key, values in query.filters}
-    facets = tuple(
-        _facet(
-            index,
-            key,
-            label,
-            _and(
-                [m for m in (text_mask, *(mask for other, mask in selections.items() if other != key)) if m is not None]
-            ),
-            query.selected(key),
+    # A facet's counts: the search and the *other* facets' selections (one shared mask when nothing is selected).
+    masks = {
+        key: _and(
+            [m for m in (text_mask, *(mask for other, mask in selections.items() if other != key)) if m is not None]
         )
-        for key, label in FACETS
+        for key, _ in FACETS
+    }
+    counter = _Counter(index)
+    facets = tuple(
+        _facet(index, key, label, counter.counts(key, masks[key]), query.selected(key)) for key, label in FACETS
     )
     mask = _and([m for m in (text_mask, *selections.values()) if m is not None])
-    order = index.ordered(query.effective_sort, mask)
-    total = len(order)
+    start = (query.page - 1) * PAGE_SIZE
+    total, positions = index.page_of(query.effective_sort, mask, start, start + PAGE_SIZE)
     page_count = max(1, -(-total // PAGE_SIZE))
     if query.page > page_count:
         raise PageOutOfRange(query.page, page_count)
-    start = (query.page - 1) * PAGE_SIZE
-    positions = order[start : start + PAGE_SIZE]
     projects = np.searchsorted(index.offsets, positions, side="right") - 1
     hits = tuple(
         (index.keys[int(project)], int(position - index.offsets[project]))
