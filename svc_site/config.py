@@ -78,6 +78,10 @@ class Config:
     allowed_hosts: tuple[str, ...]
     http_max_age: int
     http_stale_while_revalidate: int
+    policies_url: str | None = None  # the About page's trust information (docs/configuration.md)
+    terms_url: str | None = None
+    contact_url: str | None = None
+    registry_links: tuple[tuple[str, str], ...] = ()  # (name, URL): re3data, CoreTrustSeal, …
 
 
 def parse_log_filter(value: str) -> LogFilter:
@@ -190,6 +194,17 @@ def _resource_attributes(value: str | None) -> str | None:
     return value
 
 
+def _registry_links(items: list[str]) -> tuple[tuple[str, str], ...]:
+    """``Name=https://…`` pairs: the registries and certifications that list the repository."""
+    links = []
+    for item in items:
+        name, _, url = item.partition("=")
+        if not name.strip() or not url.strip():
+            raise ConfigError(f"SVC_REGISTRY_LINKS: expected Name=URL pairs separated by commas, got {item!r}")
+        links.append((name.strip(), _absolute_url("SVC_REGISTRY_LINKS", url.strip())))
+    return tuple(links)
+
+
 def _cache_url(value: str | None) -> str | None:
     if value is not None and urlsplit(value).scheme not in {"redis", "rediss", "unix"}:
         raise ConfigError(f"SVC_CACHE_URL: expected a redis:// URL, got {value!r}")
@@ -273,6 +288,10 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         allowed_hosts=tuple(read.items("SVC_ALLOWED_HOSTS", ["*"])),
         http_max_age=read.integer("SVC_HTTP_MAX_AGE", 60, minimum=0),
         http_stale_while_revalidate=read.integer("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0),
+        policies_url=_absolute_url("SVC_POLICIES_URL", read.text("SVC_POLICIES_URL")),
+        terms_url=_absolute_url("SVC_TERMS_URL", read.text("SVC_TERMS_URL")),
+        contact_url=_absolute_url("SVC_CONTACT_URL", read.text("SVC_CONTACT_URL")),
+        registry_links=_registry_links(read.items("SVC_REGISTRY_LINKS", [])),
         reload_max_shrink=_share("SVC_RELOAD_MAX_SHRINK", read.number("SVC_RELOAD_MAX_SHRINK", 0.5)),
     )
     return config, read.names

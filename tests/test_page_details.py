@@ -153,3 +153,58 @@ def test_one_uri_per_licence(client, corpus):
         "https://creativecommons.org/licenses/by/4.0/",
         "https://creativecommons.org/licenses/by/3.0/",
     }
+
+
+def test_period_names_show_the_years_they_resolve_to(client, corpus):
+    facts = tree_of(client.get("/projects/0803")).xpath("//dt[.='Temporal coverage']/following-sibling::dd[1]")
+    assert facts[0].text_content() == "Late Middle Ages (1250\u20131500)"
+    german = tree_of(client.get("/de/projects/0105")).xpath("//dt[.='Zeitliche Abdeckung']/following-sibling::dd[1]")
+    assert german[0].text_content() == "1987-2018"  # a name that already says its years stays as it is
+
+
+@pytest.mark.parametrize(
+    ("date", "shown"),
+    [
+        ("1250/1500", "1250\u20131500"),
+        ("-0945/-0500", "945 BCE\u2013500 BCE"),
+        ("1914/..", "1914\u2013"),
+        ("0098", "98"),
+    ],
+)
+def test_period_years_are_written_as_readers_say_them(date, shown):
+    from catalog.pages.presenters import period_years
+
+    assert period_years(date) == shown
+
+
+def test_the_about_page_links_the_configured_policies_terms_contact_and_registries(client, corpus):
+    import dataclasses
+
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    from svc_site.config import ConfigError, load_config
+
+    configured = load_config(
+        {
+            "SVC_POLICIES_URL": "https://example.org/policies",
+            "SVC_TERMS_URL": "https://example.org/terms",
+            "SVC_CONTACT_URL": "https://example.org/contact",
+            "SVC_REGISTRY_LINKS": "re3data=https://www.re3data.org/repository/r3d0,CoreTrustSeal=https://example.org/cts",
+        }
+    )[0]
+    changes = {
+        name: getattr(configured, name) for name in ("policies_url", "terms_url", "contact_url", "registry_links")
+    }
+    with override_settings(SVC=dataclasses.replace(settings.SVC, **changes)):
+        tree = tree_of(client.get("/de/about"))
+    section = tree.xpath("//h2[@id='trust']/following-sibling::ul[1]")[0]
+    links = dict(zip(section.xpath(".//a/text()"), section.xpath(".//a/@href"), strict=True))
+    assert links["Richtlinien des Repositoriums"] == "https://example.org/policies"
+    assert links["Nutzungsbedingungen"] == "https://example.org/terms"
+    assert links["Kontaktseite"] == "https://example.org/contact"
+    assert links["re3data"] == "https://www.re3data.org/repository/r3d0"
+    assert links["CoreTrustSeal"] == "https://example.org/cts"
+    assert links[settings.SVC.oai_admin_email] == f"mailto:{settings.SVC.oai_admin_email}"
+    with pytest.raises(ConfigError, match="SVC_REGISTRY_LINKS"):
+        load_config({"SVC_REGISTRY_LINKS": "re3data"})

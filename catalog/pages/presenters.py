@@ -26,6 +26,7 @@ from catalog.domain.model import (
     RecordTable,
 )
 from catalog.domain.record_search import highlight, record_date
+from catalog.domain.temporal import resolve
 from catalog.domain.values import (
     Link,
     Placeholder,
@@ -306,6 +307,44 @@ def record_rows_of_projects(
     return tuple(rows)
 
 
+def shown_year(text: str) -> str:
+    """A year as written in a period's date ("-0945", "1500") as a reader says it ("945 BCE", "1500")."""
+    if not re.fullmatch(r"-?[0-9]+", text):
+        return text
+    year = int(text)
+    return _("{year} BCE").format(year=-year) if year < 0 else str(year)
+
+
+def period_years(date: str) -> str:
+    """A resolved period date (``1250/1500``, ``1914/..``, ``../1500``, ``1848``) as years for the page."""
+    start, _slash, end = date.partition("/")
+    if not end:
+        return shown_year(start)
+    first = shown_year(start) if start != ".." else ""
+    last = shown_year(end) if end != ".." else ""
+    return f"{first}\u2013{last}"  # an en dash, open at an unknown end
+
+
+def temporal_coverage(catalog: Catalog, project: Project, values: Values) -> list[Shown]:
+    """Each temporal coverage entry as stored, with the years its period name resolves to beside it."""
+    shown: list[Shown] = []
+    for entry in stored_list(project.get("temporalCoverage")):
+        value = values.reference(entry)
+        if not value:
+            continue
+        date = resolve(entry, catalog.chronontology_periods, catalog.temporal_coverage_enrichment).date
+        name = value.text if isinstance(value, Link) else str(value)
+        years = period_years(date) if date else ""
+        if (
+            years
+            and not isinstance(value, Placeholder)
+            and not set(re.findall(r"\d+", years)) <= set(re.findall(r"\d+", name))
+        ):  # "1987-2018" already says its years
+            value = Link(value.href, f"{value.text} ({years})") if isinstance(value, Link) else f"{value} ({years})"
+        shown.append(value)
+    return shown
+
+
 def _fact(label: str, *items: Any) -> Fact | None:
     shown = tuple(item for item in items if item)
     return Fact(label, shown) if shown else None
@@ -395,7 +434,7 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         _fact(_("Shortcode"), shortcode),
         _fact(_("Keywords"), *values.texts(project.get("keywords"))),
         _fact(_("Disciplines"), *values.references(project.get("disciplines"))),
-        _fact(_("Temporal coverage"), *values.references(project.get("temporalCoverage"))),
+        _fact(_("Temporal coverage"), *temporal_coverage(catalog, project, values)),
         _fact(_("Spatial coverage"), *values.references(project.get("spatialCoverage"))),
         _fact(_("Type of data"), *(type_of_data_label(text) for text in values.texts(project.get("typeOfData")))),
         _fact(

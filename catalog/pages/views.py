@@ -836,6 +836,13 @@ def about(request: HttpRequest) -> HttpResponse:
                     }
                 ),
                 "oai_base_url": settings.SVC.oai_base_url,
+                "about": {
+                    "policies_url": settings.SVC.policies_url,
+                    "terms_url": settings.SVC.terms_url,
+                    "contact_url": settings.SVC.contact_url,
+                    "email": settings.SVC.oai_admin_email,
+                    "registries": settings.SVC.registry_links,
+                },
                 "meta": presenters.PageMeta(
                     title=_("About"),
                     description=_("What this research-data catalogue holds and how to use its pages, API and OAI-PMH."),
