@@ -208,3 +208,27 @@ def test_the_about_page_links_the_configured_policies_terms_contact_and_registri
     assert links[settings.SVC.oai_admin_email] == f"mailto:{settings.SVC.oai_admin_email}"
     with pytest.raises(ConfigError, match="SVC_REGISTRY_LINKS"):
         load_config({"SVC_REGISTRY_LINKS": "re3data"})
+
+
+def test_listing_facets_for_licence_funder_organization_and_a_year_range(client, corpus):
+    def ran_in(project, low, high):
+        start, end = project.get("startDate"), project.get("endDate")
+        first = int(start[:4]) if isinstance(start, str) and start[:4].isdigit() else None
+        last = int(end[:4]) if isinstance(end, str) and end[:4].isdigit() else 9999
+        return first is not None and first <= high and last >= low
+
+    expected = sum(ran_in(project, 1990, 2000) for project in corpus.projects)
+    tree = tree_of(client.get("/projects?from=1990&to=2000"))
+    heading = tree.xpath("string(//h2[@id='results-heading'])")
+    assert heading.startswith(f"{expected} project"), heading
+    assert tree.xpath("//input[@id='from-year']/@value") == ["1990"]
+    assert tree.xpath("//div[@class='active-filters']//a[contains(., '1990')]/@href") == ["/projects"]
+
+    listing = tree_of(client.get("/projects"))
+    for key in ("licence", "funder", "organization"):
+        assert listing.xpath(f"//input[@name='{key}']"), key
+    snsf = "Swiss National Science Foundation (SNSF)"
+    funded = tree_of(client.get("/projects", {"funder": snsf}))
+    count = listing.xpath(f"string(//input[@name='funder'][@value='{snsf}']/following-sibling::label/span)")
+    assert funded.xpath("string(//h2[@id='results-heading'])").startswith(count.strip("()") + " project")
+    assert tree_of(client.get("/projects?q=holzschnitt")).xpath("//p[@class='snippet']/mark/text()")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar, Self
 from urllib.parse import urlencode
 
@@ -148,9 +148,6 @@ class AllRecordsQuery:
     def without_filter(self, key: str, value: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         kept = ((k, tuple(v for v in values if not (k == key and v == value))) for k, values in self.filters)
         return tuple((k, values) for k, values in kept if values)
-
-    def with_filters(self, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> AllRecordsQuery:
-        return replace(self, filters=filters, page=1)
 
 
 @dataclass(frozen=True, slots=True)
