@@ -25,6 +25,7 @@ from svc_site.config import PROJECT_ROOT, Config
 logger = logging.getLogger("svc_site.assets")
 
 SOURCE_DIR = PROJECT_ROOT / "static" / "package"
+PUBLIC_DIR = PROJECT_ROOT / "static" / "public"  # published as they are (settings.STATICFILES_DIRS)
 SOURCES = {"css": "site.css", "js": "site.js"}
 MANIFEST = "staticfiles.json"
 
@@ -109,6 +110,8 @@ def is_built(static_root: Path, config: Config) -> bool:
         return False
     if not all(name in paths for name in published_names(config)):
         return False
+    if not all(path.name in paths for path in PUBLIC_DIR.iterdir() if path.is_file()):
+        return False  # a file added to static/public/ since the last build
     built_at = manifest.stat().st_mtime
     sources = [SOURCE_DIR / source for source in SOURCES.values()]
     return all(not path.exists() or path.stat().st_mtime <= built_at for path in sources)

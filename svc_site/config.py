@@ -86,6 +86,10 @@ class Config:
     hsts_max_age: int
     metadata_license: str
     allow_empty_data: bool = False
+    policies_url: str | None = None  # the About page's trust information (docs/configuration.md)
+    terms_url: str | None = None
+    contact_url: str | None = None
+    registry_links: tuple[tuple[str, str], ...] = ()  # (name, URL): re3data, CoreTrustSeal, …
 
 
 T = TypeVar("T")
@@ -129,6 +133,17 @@ def _members(value: str) -> list[str]:
     if not all(members):
         raise ValueError(value)
     return members
+
+
+def _registry_links(value: str) -> tuple[tuple[str, str], ...]:
+    """``Name=https://…`` pairs: the registries and certifications that list the repository."""
+    links = []
+    for member in _members(value):
+        name, _, url = member.partition("=")
+        if not name.strip() or not url.strip():
+            raise ValueError(value)
+        links.append((name.strip(), _base_url(url.strip())))
+    return tuple(links)
 
 
 def parse_log_filter(value: str) -> LogFilter:
@@ -397,5 +412,11 @@ def _load(environ_map: Mapping[str, str]) -> tuple[Config, _Reader]:
         reload_max_shrink=read.number("SVC_RELOAD_MAX_SHRINK", 0.5, minimum=0, maximum=1),
         metadata_license=read.url("SVC_METADATA_LICENSE", "http://creativecommons.org/publicdomain/zero/1.0/"),
         allow_empty_data=read.flag("SVC_ALLOW_EMPTY_DATA", False),
+        policies_url=read.url("SVC_POLICIES_URL"),
+        terms_url=read.url("SVC_TERMS_URL"),
+        contact_url=read.url("SVC_CONTACT_URL"),
+        registry_links=read.value(
+            "SVC_REGISTRY_LINKS", (), _registry_links, "comma-separated Name=URL pairs, each URL http(s) with a host"
+        ),
     )
     return config, read

@@ -106,3 +106,57 @@ def test_axe_finds_no_wcag_21_aa_violation_in_each_language(browser: Browser, se
     ]
     context.close()
     assert violations == []
+
+
+SCHEMES = ("light", "dark")
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 320, "height": 720}}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("language", ["en", "de", "fr", "it"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/projects?q=basel&status=Finished",
+        "/projects/0803?tab=records",
+        "/projects/0803/records?q=recto",
+        "/projects/0803/records/lklK7rVuVOmpBZYWrF8o=gh",
+        "/records?q=recto&type=Image",
+        "/about",
+    ],
+)
+def test_axe_finds_no_violation_in_either_colour_scheme_on_a_desktop_or_a_phone(
+    browser: Browser,  # noqa: F811
+    server,  # noqa: F811
+    path: str,
+    language: str,
+    scheme: str,
+    size: str,
+):
+    context = browser.new_context(viewport=SIZES[size], color_scheme=scheme, is_mobile=size == "phone")
+    page = context.new_page()
+    page.goto(server.base_url + (path if language == "en" else f"/{language}{path}"))
+    page.evaluate(Path(AXE).read_text())
+    # label-content-name-mismatch (WCAG 2.5.3) is experimental in axe, so off unless asked for.
+    results = page.evaluate(
+        """tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations'],
+                                      rules: {'label-content-name-mismatch': {enabled: true}}})""",
+        WCAG_21_AA,
+    )
+    violations = [
+        (violation["id"], [node["target"] for node in violation["nodes"]][:3]) for violation in results["violations"]
+    ]
+    context.close()
+    assert violations == []
+
+
+def test_the_copy_button_speaks_the_page_language(browser: Browser, server):  # noqa: F811
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(server.base_url + "/de/projects/0803")
+    page.get_by_role("button", name="Permalink kopieren").click()
+    expect(page.locator("[data-copy='permalink'] + .copy-status")).to_have_text("In die Zwischenablage kopiert.")
+    expect(page.locator("[data-copy='permalink']")).to_have_text("Kopiert")
+    assert page.get_by_role("tablist").get_attribute("aria-label") == "Bereiche des Projekts"
+    context.close()

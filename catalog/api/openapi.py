@@ -15,6 +15,9 @@ import json
 from typing import Any
 
 from catalog.api.payloads import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SHORTCODE_PATTERN, SINGULAR
+from catalog.domain.all_records import FACET_KEYS
+from catalog.domain.record_search import PAGE_SIZE as RECORD_SEARCH_PAGE_SIZE
+from catalog.domain.record_search import RecordQuery
 from validation.schema import SCHEMA_DIR, SCHEMA_FILES
 
 API_BASE_PATH = "/api/v2"
@@ -132,6 +135,50 @@ def _schemas() -> dict[str, Schema]:
                 "items": _array(_ref("Record")),
             },
         },
+        "RecordSearchPage": {
+            "type": "object",
+            "description": "One page of a search across the records of every project (the rules of the /records page).",
+            "required": ["count", "page", "pageSize", "pageCount", "next", "previous", "facets", "items"],
+            "additionalProperties": False,
+            "properties": {
+                "count": {"type": "integer", "minimum": 0, "description": "Records that match, in all."},
+                "page": {"type": "integer", "minimum": 1, "description": "This page's number."},
+                "pageSize": {"type": "integer", "const": RECORD_SEARCH_PAGE_SIZE},
+                "pageCount": {"type": "integer", "minimum": 1, "description": "Number of pages (at least 1)."},
+                "next": {"type": ["string", "null"], "format": "uri", "description": "URL of the next page."},
+                "previous": {"type": ["string", "null"], "format": "uri", "description": "URL of the previous page."},
+                "facets": {
+                    "type": "object",
+                    "description": "Per facet, the values with the number of matches each would give together "
+                    "with the search and the other facets' selections.",
+                    "required": list(FACET_KEYS),
+                    "additionalProperties": False,
+                    "properties": {key: _array(_ref("FacetValue")) for key in FACET_KEYS},
+                },
+                "items": _array(
+                    {
+                        "type": "object",
+                        "required": ["project", "record"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "project": {"type": "string", "description": "The record's project (shortcode)."},
+                            "record": _ref("Record"),
+                        },
+                    }
+                ),
+            },
+        },
+        "FacetValue": {
+            "type": "object",
+            "required": ["value", "label", "count", "selected"],
+            "additionalProperties": False,
+            "properties": {
+                "value": {"type": "string", "description": "What to pass as the facet's query parameter."},
+                "label": {"type": "string"},
+                "count": {"type": "integer", "minimum": 0},
+                "selected": {"type": "boolean"},
+            },
+        },
         "Problem": {
             "type": "object",
             "description": "An error, as RFC 9457 problem details.",
@@ -181,6 +228,42 @@ def _parameters() -> dict[str, Schema]:
             "in": "query",
             "description": f"Records per page, 1 to {MAX_PAGE_SIZE}.",
             "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE},
+        },
+        "q": {
+            "name": "q",
+            "in": "query",
+            "description": "Search text: every word must begin a word of a record's label, description, keywords, "
+            "type of data, publisher or identifier; case and accents are ignored. At most 500 characters.",
+            "schema": {"type": "string", "maxLength": 500},
+        },
+        "sort": {
+            "name": "sort",
+            "in": "query",
+            "description": "Order: natural label order (the default), its reverse, by date, or by identifier.",
+            "schema": {"type": "string", "enum": list(RecordQuery.SORTS)},
+        },
+        "search_page": {
+            "name": "page",
+            "in": "query",
+            "description": f"Page number, from 1 ({RECORD_SEARCH_PAGE_SIZE} records a page). Past the last page: 404.",
+            "schema": {"type": "integer", "minimum": 1, "default": 1},
+        },
+        **{
+            f"facet_{key}": {
+                "name": key,
+                "in": "query",
+                "description": f"{description} Repeatable: values of one facet combine with OR, facets with AND; "
+                "at most 50 values in all.",
+                "schema": {"type": "array", "items": {"type": "string"}, "maxItems": 50},
+                "style": "form",
+                "explode": True,
+            }
+            for key, description in (
+                ("project", "Only records of these projects (shortcodes)."),
+                ("type", "Only records of these types of data."),
+                ("licence", "Only records under these licences (the facet's values: one URI per licence)."),
+                ("year", "Only records published (else created) in these years."),
+            )
         },
         "If-None-Match": {
             "name": "If-None-Match",
@@ -317,6 +400,19 @@ def _paths() -> dict[str, Schema]:
             "shortcode",
             "page",
             "page_size",
+        ),
+        "/records": _operation(
+            "searchRecords",
+            "Search the records of every project, with facets",
+            {
+                "200": _ok("One page of matching records and the facets.", _ref("RecordSearchPage")),
+                "400": _problem("An unknown or repeated parameter, a bad page or sort, or too long a search text."),
+                "404": _problem("A page past the last one."),
+            },
+            "q",
+            *(f"facet_{key}" for key in FACET_KEYS),
+            "sort",
+            "search_page",
         ),
         "/projects/{shortcode}/records/{record}": _operation(
             "getProjectRecord",

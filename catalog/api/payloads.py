@@ -15,10 +15,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from catalog.domain import all_records
+from catalog.domain.all_records import AllRecordsQuery, AllRecordsResult
 from catalog.domain.ledger import iso_time, withdrawn_project, withdrawn_record
 from catalog.domain.memo import per_catalog
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
 from catalog.domain.paging import page_bounds, page_count
+from catalog.domain.search import BadQuery, PageOutOfRange
 
 # Shortcodes are four hexadecimal digits in the repository, some with a letter
 # suffix (the corpus's 0801a to 0801e); anything outside this is malformed (400),
@@ -218,3 +221,54 @@ def find_record(catalog: Catalog, project: Project, record: str) -> bytes:
         withdrawn = iso_time(tombstone.deleted)
         raise ApiError(410, f"the record {record!r} of project {project.shortcode!r} was withdrawn at {withdrawn}")
     raise ApiError(404, f"project {project.shortcode!r} has no record {record!r}")
+
+
+SEARCH_PARAMETERS = ("q", "sort", "page", *all_records.FACET_KEYS)
+
+
+def record_search_page(
+    catalog: Catalog, params: QueryParams, page_url: Callable[[AllRecordsQuery, int], str]
+) -> tuple[bytes, AllRecordsResult, AllRecordsQuery]:
+    """One page of the search across all records (the rules of `/records`), with its facets; 400 / 404."""
+    for name, values in params.items():
+        if name not in SEARCH_PARAMETERS:
+            raise ApiError(
+                400, f"unknown query parameter {name!r}; this endpoint accepts: {', '.join(SEARCH_PARAMETERS)}"
+            )
+        if len(values) > 1 and name not in all_records.FACET_KEYS:
+            raise ApiError(400, f"query parameter {name!r} is given {len(values)} times")
+    try:
+        query = AllRecordsQuery.from_params(params)
+        result = all_records.search_all_records(all_records.all_records_index(catalog), query)
+    except BadQuery as error:
+        raise ApiError(400, str(error)) from None
+    except PageOutOfRange as error:
+        raise ApiError(404, f"page {error.page} is past the last page ({error.page_count}) of this search") from None
+
+    def link(number: int | None) -> bytes:
+        return b"null" if number is None else to_json_bytes(page_url(query, number))
+
+    facets = {
+        facet.key: [
+            {"value": value.value, "label": value.label, "count": value.count, "selected": value.selected}
+            for value in facet.values
+        ]
+        for facet in result.facets
+    }
+    items = b",".join(
+        b'{"project":%s,"record":%s}'
+        % (to_json_bytes(catalog.records[key].shortcode), catalog.records[key].document(i))
+        for key, i in result.hits
+    )
+    body = b"".join(
+        (
+            b'{"count":%d,"page":%d,"pageSize":%d,"pageCount":%d,'
+            % (result.total, result.page, result.page_size, result.page_count),
+            b'"next":' + link(result.page + 1 if result.page < result.page_count else None),
+            b',"previous":' + link(result.page - 1 if result.page > 1 else None),
+            b',"facets":' + to_json_bytes(facets) + b',"items":[',
+            items,
+            b"]}",
+        )
+    )
+    return body, result, query

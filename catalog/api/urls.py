@@ -10,6 +10,7 @@ urlpatterns = [
     path("projects/<str:shortcode>", views.project_detail, name="api-project"),
     path("projects/<str:shortcode>/records", views.project_records, name="api-project-records"),
     path("projects/<str:shortcode>/records/<str:record>", views.project_record, name="api-project-record"),
+    path("records", views.records_search, name="api-records"),
     *(
         route
         for kind in ("persons", "organizations", "clusters", "collections")

@@ -28,8 +28,10 @@ from catalog.api.payloads import (
     link_header,
     page_request,
     payloads_for,
+    record_search_page,
     records_page,
 )
+from catalog.domain.all_records import AllRecordsQuery
 from catalog.runtime import get_catalog
 from catalog.web import wire
 from catalog.web.conditional import set_last_modified
@@ -127,6 +129,21 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     if catalog.ledger:
         set_last_modified(response, catalog.ledger.project_time(project.key))
     response["Link"] = link_header(page, page_url)
+    return response
+
+
+@api_endpoint
+def records_search(request: HttpRequest) -> HttpResponse:
+    """`/api/v2/records`: the search across all records, as the `/records` page runs it."""
+    catalog = get_catalog()
+
+    def page_url(query: AllRecordsQuery, number: int) -> str:
+        return request.build_absolute_uri(query.url(request.path, page=number))
+
+    body, _result, _query = record_search_page(catalog, dict(request.GET.lists()), page_url)
+    response = json_bytes(body)
+    if catalog.ledger:
+        set_last_modified(response, catalog.ledger.latest)
     return response
 
 

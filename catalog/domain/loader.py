@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from catalog.domain.model import (
+    FUNDER_ROLE,
     Catalog,
     Cluster,
     Collection,
@@ -421,7 +422,7 @@ def _reverse_indexes(
         for attribution in project.attributions:
             roles_by_contributor[attribution.contributor_id].extend(attribution.roles)
         for funder_id in project.funder_ids:
-            roles_by_contributor.setdefault(funder_id, []).append("Funder")
+            roles_by_contributor.setdefault(funder_id, []).append(FUNDER_ROLE)
         for contributor_id, roles in roles_by_contributor.items():
             target = by_person if contributor_id in persons else by_organization
             target[contributor_id].append((project, tuple(dict.fromkeys(roles))))

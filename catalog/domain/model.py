@@ -20,6 +20,8 @@ PLACEHOLDERS = frozenset({"MISSING", "CALCULATED"})
 PREFERRED_LANGUAGES = ("en", "de", "fr", "it", "rm")
 ACCESS_RIGHTS = ("Full Open Access", "Open Access with Restrictions", "Embargoed Access", "Metadata only Access")
 PROJECT_STATUSES = ("Ongoing", "Finished")
+# The role a funding organization holds in a project (it is named by a grant, not by an attribution).
+FUNDER_ROLE = "Funder"
 
 # One encoder for all records: building it per record costs a million times over.
 _compact_json = json.JSONEncoder(separators=(",", ":"))

@@ -27,7 +27,7 @@ from catalog.domain.model import (
     pick_language,
 )
 from catalog.domain.paging import PagePositions, page_bounds, page_count
-from catalog.domain.values import language_name, stored_list, stored_strings
+from catalog.domain.values import canonical_licence_uri, language_name, licence_label, stored_list, stored_strings
 
 PAGE_SIZE = 20
 MAX_QUERY_LENGTH = 500
@@ -66,7 +66,16 @@ def matches(text: str, query_words: Sequence[str]) -> bool:
 
 
 class BadQuery(ValueError):
-    """A listing parameter that cannot be understood (answered with HTTP 400)."""
+    """A listing parameter that cannot be understood (answered with HTTP 400).
+
+    ``reason`` and ``details`` keep the message apart from its values, so that a page can say it in the
+    reader's language (catalog/pages/vocabulary.py marks each reason); ``str()`` is the English sentence.
+    """
+
+    def __init__(self, reason: str, **details: object) -> None:
+        super().__init__(reason.format(**details))
+        self.reason = reason
+        self.details = details
 
 
 class PageOutOfRange(LookupError):
@@ -87,8 +96,25 @@ def parse_page(values: Sequence[str]) -> int:
         raise BadQuery("give one page number")
     raw = given[0].strip()
     if not raw.isascii() or not raw.isdigit() or len(raw) > 9 or int(raw) < 1:
-        raise BadQuery(f"the page must be a positive whole number, not {given[0]!r}")
+        raise BadQuery("the page must be a positive whole number, not {given}", given=repr(given[0]))
     return int(raw)
+
+
+def parse_year(values: Sequence[str], name: str) -> int | None:
+    """A ``from``/``to`` parameter as a year (None when absent or empty)."""
+    given = [value.strip() for value in values if value.strip()]
+    if not given:
+        return None
+    if len(given) > 1:
+        raise BadQuery("give one year for {name}", name=name)
+    if not given[0].isascii() or not given[0].isdigit() or not 1 <= int(given[0]) <= 9999:
+        raise BadQuery("the year must be a whole number from 1 to 9999, not {given}", given=repr(given[0]))
+    return int(given[0])
+
+
+def _year(value: object) -> int | None:
+    text = value.strip() if isinstance(value, str) else ""
+    return int(text[:4]) if len(text) >= 4 and text[:4].isdigit() and not is_placeholder(text) else None
 
 
 SORTS = {
@@ -107,6 +133,8 @@ class Facet:
     values_of: Callable[[Project], tuple[str, ...]]
     value_label: Callable[[str], str] = str
     fixed_order: tuple[str, ...] = ()
+    # For values that name other entities (funders, organizations): read with the whole catalogue.
+    catalog_values: Callable[[Catalog, Project], tuple[str, ...]] | None = None
 
 
 def _texts(value: Frozen) -> tuple[str, ...]:
@@ -147,6 +175,42 @@ def _clean(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v.strip() for v in values if v.strip() and not is_placeholder(v)))
 
 
+def _licences(project: Project) -> tuple[str, ...]:
+    """A project's licences, each by its one canonical URI (else its name as stored)."""
+    found = []
+    for legal in stored_list(project.get("legalInfo")):
+        licence = legal.get("license") if isinstance(legal, Mapping) else None
+        if not isinstance(licence, Mapping):
+            continue
+        uri = licence.get("licenseURI")
+        name = licence.get("licenseIdentifier")
+        if isinstance(uri, str) and uri.strip().startswith("http"):
+            found.append(canonical_licence_uri(uri))
+        elif isinstance(name, str):
+            found.append(name)
+    return _clean(tuple(found))
+
+
+def _none(project: Project) -> tuple[str, ...]:
+    return ()
+
+
+def _funders(catalog: Catalog, project: Project) -> tuple[str, ...]:
+    """The names of the organizations (or persons) a project's grants name as funders."""
+    return _clean(tuple(c.display_name for i in project.funder_ids if (c := catalog.contributor(i)) is not None))
+
+
+def _organizations(catalog: Catalog, project: Project) -> tuple[str, ...]:
+    """The organizations that took part: attributed ones and the affiliations of attributed persons."""
+    names = []
+    for attribution in project.attributions:
+        if organization := catalog.organizations.get(attribution.contributor_id):
+            names.append(organization.display_name)
+        elif person := catalog.persons.get(attribution.contributor_id):
+            names.extend(o.display_name for i in person.affiliation_ids if (o := catalog.organizations.get(i)))
+    return _clean(tuple(names))
+
+
 FACETS: tuple[Facet, ...] = (
     Facet("status", "Status", _status, fixed_order=PROJECT_STATUSES),
     Facet("access", "Access rights", _access, fixed_order=ACCESS_RIGHTS),
@@ -158,6 +222,9 @@ FACETS: tuple[Facet, ...] = (
         lambda p: tuple(dict.fromkeys(map(disciplines.facet_value, _texts(p.get("disciplines"))))),
         disciplines.facet_label,
     ),
+    Facet("licence", "Licence", _licences, licence_label),
+    Facet("funder", "Funder", _none, catalog_values=_funders),
+    Facet("organization", "Organization", _none, catalog_values=_organizations),
 )
 FACET_KEYS = tuple(facet.key for facet in FACETS)
 
@@ -170,6 +237,7 @@ class IndexedProject:
     facet_values: tuple[frozenset[str], ...]  # in FACETS order
     sort_name: str
     start: str  # ISO start date, "" when unknown
+    years: tuple[int, int] | None = None  # first and last year the project ran, when its dates say
 
 
 def _index_project(catalog: Catalog, project: Project) -> IndexedProject:
@@ -196,13 +264,18 @@ def _index_project(catalog: Catalog, project: Project) -> IndexedProject:
         *contributor_names,
     )
     start = project.get("startDate")
+    first, last = _year(project.get("startDate")), _year(project.get("endDate"))
     return IndexedProject(
         project=project,
         all_text=name_text + keyword_text + short_text + other_text,
         weighted_texts=((name_text, 8), (keyword_text, 4), (short_text, 2), (other_text, 1)),
-        facet_values=tuple(frozenset(facet.values_of(project)) for facet in FACETS),
+        facet_values=tuple(
+            frozenset(facet.catalog_values(catalog, project) if facet.catalog_values else facet.values_of(project))
+            for facet in FACETS
+        ),
         sort_name=normalise(project.name),
         start=start if isinstance(start, str) and not is_placeholder(start) else "",
+        years=(first, last or 9999) if first else None,  # an open end runs on
     )
 
 
@@ -232,19 +305,20 @@ class ListingQuery:
     filters: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (facet key, selected values) in FACETS order
     sort: str = ""  # "" means the default: relevance with a query, else name
     page: int = 1
+    years: tuple[int | None, int | None] = (None, None)  # `from` and `to`: projects running in those years
 
     @classmethod
     def from_params(cls, params: Mapping[str, Sequence[str]]) -> ListingQuery:
         """Parse query parameters (``{name: [values]}``); raises :class:`BadQuery`."""
         text = " ".join(value.strip() for value in params.get("q", ()) if value.strip())
         if len(text) > MAX_QUERY_LENGTH:
-            raise BadQuery(f"the search text is longer than {MAX_QUERY_LENGTH} characters")
+            raise BadQuery("the search text is longer than {limit} characters", limit=MAX_QUERY_LENGTH)
         sort_values = [value for value in params.get("sort", ()) if value]
         if len(sort_values) > 1:
             raise BadQuery("give one sort order")
         sort = sort_values[0] if sort_values else ""
         if sort and sort not in SORTS:
-            raise BadQuery(f"unknown sort order {sort!r}; use one of {', '.join(SORTS)}")
+            raise BadQuery("unknown sort order {sort}; use one of {sorts}", sort=repr(sort), sorts=", ".join(SORTS))
         page = parse_page(params.get("page", ()))
         filters = []
         count = 0
@@ -254,8 +328,9 @@ class ListingQuery:
             if selected:
                 filters.append((key, tuple(sorted(selected))))
         if count > MAX_FILTER_VALUES:
-            raise BadQuery(f"more than {MAX_FILTER_VALUES} filter values")
-        query = cls(text, tuple(filters), sort, page)
+            raise BadQuery("more than {limit} filter values", limit=MAX_FILTER_VALUES)
+        years = (parse_year(params.get("from", ()), "from"), parse_year(params.get("to", ()), "to"))
+        query = cls(text, tuple(filters), sort, page, years)
         return replace(query, sort="") if sort == query.default_sort else query
 
     @property
@@ -277,6 +352,7 @@ class ListingQuery:
             "sort": self.sort,
             "page": self.page,
             "filters": self.filters,
+            "years": self.years,
             **changes,
         }
         pairs: list[tuple[str, str]] = []
@@ -284,6 +360,7 @@ class ListingQuery:
             pairs.append(("q", str(state["q"])))
         for key, values in state["filters"]:
             pairs.extend((key, value) for value in values)
+        pairs.extend((name, str(year)) for name, year in zip(("from", "to"), state["years"], strict=True) if year)
         if state["sort"]:
             pairs.append(("sort", str(state["sort"])))
         if int(state["page"]) > 1:
@@ -303,7 +380,7 @@ class ListingQuery:
 
     @property
     def is_default(self) -> bool:
-        return not self.text and not self.filters
+        return not self.text and not self.filters and self.years == (None, None)
 
 
 @dataclass(frozen=True)
@@ -323,13 +400,13 @@ class TextSortPage:
         """Parse ``{name: [values]}``; raises :class:`BadQuery`."""
         text = " ".join(value.strip() for value in params.get("q", ()) if value.strip())
         if len(text) > MAX_QUERY_LENGTH:
-            raise BadQuery(f"the search text is longer than {MAX_QUERY_LENGTH} characters")
+            raise BadQuery("the search text is longer than {limit} characters", limit=MAX_QUERY_LENGTH)
         sorts = [value for value in params.get("sort", ()) if value]
         if len(sorts) > 1:
             raise BadQuery("give one sort order")
         sort = sorts[0] if sorts else ""
         if sort and sort not in cls.SORTS:
-            raise BadQuery(f"unknown sort order {sort!r}; use one of {', '.join(cls.SORTS)}")
+            raise BadQuery("unknown sort order {sort}; use one of {sorts}", sort=repr(sort), sorts=", ".join(cls.SORTS))
         return cls(text, "" if sort == cls.SORTS[0] else sort, parse_page(params.get("page", ())))
 
     @property
@@ -413,11 +490,25 @@ def _facet_values(facet: Facet, counts: Counter[str], selected: tuple[str, ...])
     return tuple(FacetValue(v, facet.value_label(v), counts[v], v in selected) for v in ordered)
 
 
+def _in_years(entry: IndexedProject, low: int | None, high: int | None) -> bool:
+    """Whether the project ran in some year of [low, high]; with a range, an undated project does not."""
+    if low is None and high is None:
+        return True
+    if entry.years is None:
+        return False
+    return (low is None or entry.years[1] >= low) and (high is None or entry.years[0] <= high)
+
+
 def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
     """Run a listing query; raises :class:`PageOutOfRange` past the last page."""
     query_words = words(query.text)
     entries = index.entries
-    matched_positions = [position for position, entry in enumerate(entries) if matches(entry.all_text, query_words)]
+    low, high = query.years
+    matched_positions = [
+        position
+        for position, entry in enumerate(entries)
+        if matches(entry.all_text, query_words) and _in_years(entry, low, high)
+    ]
     matched = [entries[position] for position in matched_positions]
     selections = [frozenset(query.selected(facet.key)) for facet in FACETS]
     facets = tuple(
@@ -453,6 +544,45 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
     start, stop = page_bounds(query.page, PAGE_SIZE)
     items = tuple(entries[p] for p in ranked[start:stop])
     return ListingResult(query, total, query.page, pages, items, facets)
+
+
+_WORDS_IN_TEXT = re.compile(r"\w+")
+
+
+def marked(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], ...]:
+    """``text`` cut into (part, is_match) pieces: a word matches when a query word occurs in it (the listing's rule)."""
+    parts: list[tuple[str, bool]] = []
+    last = 0
+    for found in _WORDS_IN_TEXT.finditer(text):
+        folded = normalise(found.group())
+        if any(word in folded for word in query_words):
+            if found.start() > last:
+                parts.append((text[last : found.start()], False))
+            parts.append((found.group(), True))
+            last = found.end()
+    if last < len(text):
+        parts.append((text[last:], False))
+    return tuple(parts)
+
+
+def snippet(texts: Sequence[str], query_words: Sequence[str], length: int = 220) -> tuple[tuple[str, bool], ...]:
+    """Why a project matched: the first text with a matching word, cut to about ``length`` characters around it."""
+    for text in texts:
+        parts = marked(text, query_words)
+        if not any(hit for _, hit in parts):
+            continue
+        if len(text) <= length:
+            return parts
+        first = next(
+            found.start()
+            for found in _WORDS_IN_TEXT.finditer(text)
+            if any(word in normalise(found.group()) for word in query_words)
+        )
+        start = max(0, text.rfind(" ", 0, max(0, first - length // 3)) + 1)
+        end = text.find(" ", min(len(text), start + length))
+        window = text[start : end if end != -1 else len(text)]
+        return (("…", False),) * bool(start) + marked(window, query_words) + (("…", False),) * (end != -1)
+    return ()
 
 
 def page_numbers(page: int, page_count: int, around: int = 2) -> list[int | None]:

@@ -9,6 +9,7 @@ red marker, but never becomes a link, a date or a URL.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -184,6 +185,37 @@ class Values:
             except ValueError:
                 pass
         return text[:10]
+
+
+_CC_DEED_RE = re.compile(
+    r"^https?://(?:www\.)?creativecommons\.org/(licenses/[a-z-]+/\d\.\d(?:/[a-z]{2})?|publicdomain/zero/1\.0)"
+    r"(?:/(?:deed\.[a-z_-]+|legalcode(?:\.[a-z_-]+)?)?)?/?$",
+    re.IGNORECASE,
+)
+
+
+def canonical_licence_uri(uri: str) -> str:
+    """One URI per licence: a Creative Commons licence as ``https://creativecommons.org/…/4.0/``.
+
+    The data writes the same licence with and without the trailing slash, over http, and as a
+    language's deed (``…/deed.de``); every surface names it by this one form. Other URIs stay as given.
+    """
+    text = uri.strip()
+    match = _CC_DEED_RE.match(text)
+    return f"https://creativecommons.org/{match.group(1).lower()}/" if match else text
+
+
+_CC_PATH = re.compile(r"creativecommons\.org/(?:licenses/([a-z-]+)|publicdomain/(zero))/(\d\.\d)/(?:([a-z]{2})/)?$")
+
+
+def licence_label(value: str) -> str:
+    """A licence as people name it: "CC BY-NC 4.0", "CC0 1.0", "CC BY-SA 3.0 CH"; another value as it is."""
+    match = _CC_PATH.search(value)
+    if not match:
+        return value
+    elements, zero, version, port = match.groups()
+    name = "CC0" if zero else "CC " + elements.upper()
+    return f"{name} {version}" + (f" {port.upper()}" if port else "")
 
 
 def shorten(text: str, length: int) -> str:

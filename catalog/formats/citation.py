@@ -34,6 +34,7 @@ from catalog.domain.model import (
 )
 from catalog.domain.roles import REPOSITORY_PUBLISHER, creator_attributions
 from catalog.domain.values import is_http_url, stored_list
+from catalog.formats import vocabularies
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ class CitationData:
     keywords: tuple[str, ...]
     note: str | None
     container: str | None = None  # a record's project
+    kind: str = "dataset"  # the CSL item type: a project is a dataset, a record what its type of data says
 
 
 def _text(value: object) -> str:
@@ -126,7 +128,24 @@ def record_citation_data(
         keywords=tuple(k for k in (_text(v) for v in stored_list(record.get("keywords"))) if k),
         note=None,
         container=project_data.title,
+        kind=_record_kind(record.get("typeOfData")),
     )
+
+
+# DataCite resourceTypeGeneral (vocabularies.resource_type_general) -> CSL item type.
+_CSL_TYPES = {
+    "Image": "graphic",
+    "Text": "document",
+    "Audiovisual": "motion_picture",
+    "Sound": "song",
+    "Software": "software",
+}
+
+
+def _record_kind(type_of_data: object) -> str:
+    """A record is cited as what its type of data says (an image, a text); a dataset otherwise."""
+    first = next((text for text in map(_text, stored_list(type_of_data)) if text), "")
+    return _CSL_TYPES.get(vocabularies.resource_type_general(first), "dataset") if first else "dataset"
 
 
 # BibTeX ---------------------------------------------------------------------
@@ -207,7 +226,7 @@ def to_ris(data: CitationData) -> str:
 def csl_item(data: CitationData) -> dict[str, Any]:
     item: dict[str, Any] = {
         "id": data.key,
-        "type": "dataset",
+        "type": data.kind,
         "title": data.title,
         "author": [
             {"literal": c.family} if c.is_organization or not c.given else {"family": c.family, "given": c.given}

@@ -29,6 +29,7 @@ from catalog.domain.model import (
 )
 from catalog.domain.roles import REPOSITORY_PUBLISHER, project_credits
 from catalog.domain.temporal import TemporalCoverage, resolve
+from catalog.domain.values import canonical_licence_uri
 from catalog.formats import links, vocabularies
 from catalog.formats.xmltext import is_language_tag, to_uri
 
@@ -270,6 +271,7 @@ def contributor_agent(contributor_id: str, catalog: Catalog) -> Agent | None:
 
 @lru_cache(maxsize=256)
 def _licence_rights(identifier: str | None, uri: str | None) -> Rights | None:
+    uri = canonical_licence_uri(uri) if uri else uri
     licence = vocabularies.spdx_licence(uri or "", identifier or "")
     if licence:
         return Rights(licence.name, uri, licence.spdx)

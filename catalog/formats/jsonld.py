@@ -14,6 +14,7 @@ from typing import Any
 
 from catalog.domain import dates
 from catalog.domain.identifiers import project_identity
+from catalog.domain.memo import memo_for
 from catalog.domain.model import (
     PREFERRED_LANGUAGES,
     Catalog,
@@ -33,6 +34,7 @@ from catalog.domain.values import (
     Link,
     Values,
     access_right,
+    canonical_licence_uri,
     is_http_url,
     project_urls,
     shorten,
@@ -197,7 +199,7 @@ def _license_urls(legal_infos: Frozen) -> list[str]:
         if isinstance(license_, Mapping):
             url = license_.get("licenseURI")
             if is_http_url(url):
-                urls.append(url.strip())
+                urls.append(canonical_licence_uri(url))
             elif text := _text(license_.get("licenseIdentifier")):
                 urls.append(text)
     return list(dict.fromkeys(urls))
@@ -209,6 +211,15 @@ def _authorship(legal_infos: Frozen) -> list[str]:
         if isinstance(legal, Mapping):
             names.extend(t for t in (_text(v) for v in stored_list(legal.get("authorship"))) if t)
     return list(dict.fromkeys(names))
+
+
+def _named_agent(catalog: Catalog, name: str) -> dict[str, Any]:
+    """An author named only by a string: the repository and known organizations are organizations."""
+    organizations = memo_for(catalog).get(
+        "organization-names", lambda: {o.display_name for o in catalog.organizations.values()}
+    )
+    kind = "Organization" if name == REPOSITORY_PUBLISHER or name in organizations else "Person"
+    return {"@type": kind, "name": name}
 
 
 def _places(references: Frozen) -> list[dict[str, Any]]:
@@ -277,7 +288,8 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str, catalog_n
             "conditionsOfAccess": conditions,
             "datePublished": dates.project_issued(catalog, project),
             "creativeWorkStatus": _text(project.get("status")),
-            "citation": _text(project.get("howToCite")) or None,
+            # How the project asks to be credited; schema.org `citation` names works this one cites.
+            "creditText": _text(project.get("howToCite")) or None,
             "isPartOf": [
                 {"@type": "Collection", "@id": base_url + links.cluster_path(c.id), "name": c.name or c.id}
                 for c in catalog.clusters_by_project.get(project.key, ())
@@ -317,7 +329,7 @@ def record_work(catalog: Catalog, project: Project, table: RecordTable, index: i
                 "name": project.name or project.shortcode,
             },
             "license": _one_or_many(_license_urls(record.get("legalInfo"))) or None,
-            "creator": [{"@type": "Person", "name": name} for name in _authorship(record.get("legalInfo"))]
+            "creator": [_named_agent(catalog, name) for name in _authorship(record.get("legalInfo"))]
             or project_creators(catalog, project, base_url),
             "publisher": {"@type": "Organization", "name": _text(record.get("publisher")) or REPOSITORY_PUBLISHER},
             "distribution": distribution(

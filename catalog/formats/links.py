@@ -32,6 +32,15 @@ def project_path(shortcode: str, tab: str | None = None) -> str:
     return f"{path}?tab={tab}" if tab and tab != "overview" else path
 
 
+def all_records_path() -> str:
+    """The search across the records of every project."""
+    return "/records"
+
+
+def all_records_json_path() -> str:
+    return "/api/v2/records"
+
+
 def records_path(shortcode: str, page: int = 1) -> str:
     path = f"/projects/{segment(shortcode)}/records"
     return f"{path}?page={page}" if page > 1 else path

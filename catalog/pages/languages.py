@@ -24,6 +24,9 @@ from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
 DEFAULT = "en"
+# OpenGraph's locale of each interface language (language_TERRITORY): the repository is Swiss.
+OG_LOCALES = {"en": "en_GB", "de": "de_CH", "fr": "fr_CH", "it": "it_CH"}
+HOME = "/projects"  # what `/` shows: a reader sent to another language goes straight there (one redirect)
 COOKIE_MAX_AGE = 365 * 24 * 3600
 
 
@@ -105,7 +108,8 @@ class LanguageMiddleware:
         if negotiated:
             preferred = _preferred(request)
             if preferred != DEFAULT:
-                response = HttpResponseRedirect(in_language(rest, preferred) + suffix)
+                target = HOME if rest == "/" else rest
+                response = HttpResponseRedirect(in_language(target, preferred) + suffix)
                 patch_vary_headers(response, ("Accept-Language", "Cookie"))
                 return response
         active = language or DEFAULT
@@ -134,4 +138,10 @@ def context(request: HttpRequest) -> dict[str, Any]:
         (code, names[code], f"/en{rest}{suffix}" if code == DEFAULT else in_language(rest, code) + suffix)
         for code in codes()
     ]
-    return {"language": language, "language_switch": switch, "language_codes": codes()}
+    return {
+        "language": language,
+        "language_switch": switch,
+        "language_codes": codes(),
+        "og_locale": OG_LOCALES[language],
+        "og_locale_alternates": [OG_LOCALES[code] for code in codes() if code != language],
+    }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -26,12 +26,14 @@ from catalog.domain.model import (
     RecordTable,
 )
 from catalog.domain.record_search import highlight, record_date
+from catalog.domain.temporal import resolve
 from catalog.domain.values import (
     Link,
     Placeholder,
     Shown,
     Values,
     access_right,
+    canonical_licence_uri,
     language_name,
     project_urls,
     shorten,
@@ -39,6 +41,7 @@ from catalog.domain.values import (
     stored_strings,
 )
 from catalog.formats import links
+from catalog.pages.vocabulary import access_rights_label, role_label, type_of_data_label
 
 RECORDS_ON_PROJECT_PAGE = 20
 RECORDS_PAGE_SIZE = 50
@@ -125,6 +128,7 @@ class RecordRow:
     date: str | None
     identifier: str = ""
     label_parts: tuple[tuple[str, bool], ...] = ()  # (text, matches the search)
+    project: EntityRef | None = None  # shown when the rows come from several projects
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +246,8 @@ def license_views(legal_infos: Frozen, values: Values) -> tuple[LicenseView, ...
             continue
         license_ = legal["license"]
         identifier = values.text(license_.get("licenseIdentifier"))
-        url = values.url(license_.get("licenseURI"))
+        stored = values.url(license_.get("licenseURI"))
+        url = canonical_licence_uri(stored) if stored else None
         if not identifier and not url:
             continue
         label: Shown = identifier or url
@@ -270,7 +275,7 @@ def _record_row(table: RecordTable, index: int, values: Values, query_words: Seq
     return RecordRow(
         label=label,
         url=links.record_path(table.shortcode, pid),
-        type_of_data=values.text(record.get("typeOfData")),
+        type_of_data=type_of_data_label(values.text(record.get("typeOfData"))),
         date=values.date(record_date(record)),
         identifier=links.record_suffix(pid),
         label_parts=highlight(label, query_words),
@@ -288,6 +293,58 @@ def record_rows_at(
     return tuple(_record_row(table, index, values, query_words) for index in positions)
 
 
+def record_rows_of_projects(
+    catalog: Catalog, hits: Sequence[tuple[str, int]], values: Values, query_words: Sequence[str]
+) -> tuple[RecordRow, ...]:
+    """The rows of a search across all records: each names its project."""
+    rows = []
+    for key, index in hits:
+        table = catalog.records[key]
+        project = catalog.get_project(table.shortcode)
+        name = (project.name if project else None) or table.shortcode
+        row = _record_row(table, index, values, query_words)
+        rows.append(replace(row, project=EntityRef(name, links.project_path(table.shortcode))))
+    return tuple(rows)
+
+
+def shown_year(text: str) -> str:
+    """A year as written in a period's date ("-0945", "1500") as a reader says it ("945 BCE", "1500")."""
+    if not re.fullmatch(r"-?[0-9]+", text):
+        return text
+    year = int(text)
+    return _("{year} BCE").format(year=-year) if year < 0 else str(year)
+
+
+def period_years(date: str) -> str:
+    """A resolved period date (``1250/1500``, ``1914/..``, ``../1500``, ``1848``) as years for the page."""
+    start, _slash, end = date.partition("/")
+    if not end:
+        return shown_year(start)
+    first = shown_year(start) if start != ".." else ""
+    last = shown_year(end) if end != ".." else ""
+    return f"{first}\u2013{last}"  # an en dash, open at an unknown end
+
+
+def temporal_coverage(catalog: Catalog, project: Project, values: Values) -> list[Shown]:
+    """Each temporal coverage entry as stored, with the years its period name resolves to beside it."""
+    shown: list[Shown] = []
+    for entry in stored_list(project.get("temporalCoverage")):
+        value = values.reference(entry)
+        if not value:
+            continue
+        date = resolve(entry, catalog.chronontology_periods, catalog.temporal_coverage_enrichment).date
+        name = value.text if isinstance(value, Link) else str(value)
+        years = period_years(date) if date else ""
+        if (
+            years
+            and not isinstance(value, Placeholder)
+            and not set(re.findall(r"\d+", years)) <= set(re.findall(r"\d+", name))
+        ):  # "1987-2018" already says its years
+            value = Link(value.href, f"{value.text} ({years})") if isinstance(value, Link) else f"{value} ({years})"
+        shown.append(value)
+    return shown
+
+
 def _fact(label: str, *items: Any) -> Fact | None:
     shown = tuple(item for item in items if item)
     return Fact(label, shown) if shown else None
@@ -303,6 +360,18 @@ def meta_description(*candidates: object) -> str:
         if text:
             return shorten(text, META_DESCRIPTION_LENGTH)
     return ""
+
+
+def description_in_language(values: Values, short: Frozen, descriptions: Sequence[tuple[str | None, str]]) -> str:
+    """The meta/OpenGraph description: a text in the page's language first, the short description next.
+
+    A short description with no stated language loses to a description written in the reader's language.
+    """
+    short_texts = values.language_texts(short)
+    for language, text in (*short_texts, *descriptions):
+        if language == values.language and plain(text):
+            return meta_description(text)
+    return meta_description(*(text for _language, text in short_texts), descriptions[0][1] if descriptions else "")
 
 
 def build_project_page(catalog: Catalog, project: Project, values: Values) -> ProjectPage:
@@ -365,9 +434,9 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         _fact(_("Shortcode"), shortcode),
         _fact(_("Keywords"), *values.texts(project.get("keywords"))),
         _fact(_("Disciplines"), *values.references(project.get("disciplines"))),
-        _fact(_("Temporal coverage"), *values.references(project.get("temporalCoverage"))),
+        _fact(_("Temporal coverage"), *temporal_coverage(catalog, project, values)),
         _fact(_("Spatial coverage"), *values.references(project.get("spatialCoverage"))),
-        _fact(_("Type of data"), *values.texts(project.get("typeOfData"))),
+        _fact(_("Type of data"), *(type_of_data_label(text) for text in values.texts(project.get("typeOfData")))),
         _fact(
             _("Data languages"),
             *(language_name(code, values.language) for code in values.texts(project.get("dataLanguage"))),
@@ -407,7 +476,7 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
     return ProjectPage(
         meta=PageMeta(
             title=name,
-            description=meta_description(project.get("shortDescription"), descriptions[0][1] if descriptions else ""),
+            description=description_in_language(values, project.get("shortDescription"), descriptions),
             path=links.project_path(shortcode),
             json_path=links.project_json_path(shortcode),
             og_type="website",
@@ -474,8 +543,8 @@ def build_record_page(project: Project, table: RecordTable, index: int, values: 
         file_link = values.link(file.get("url"), file.get("url"))
     facts = _facts(
         _fact(_("Identifier"), values.text(record.get("id"))),
-        _fact(_("Access rights"), values.text(record.get("accessRights"))),
-        _fact(_("Type of data"), *values.texts(record.get("typeOfData"))),
+        _fact(_("Access rights"), access_rights_label(values.text(record.get("accessRights")))),
+        _fact(_("Type of data"), *(type_of_data_label(text) for text in values.texts(record.get("typeOfData")))),
         _fact(_("Keywords"), *values.texts(record.get("keywords"))),
         _fact(_("Publisher"), values.text(record.get("publisher"))),
         _fact(_("Created"), values.date(record.get("dateCreated"))),
@@ -503,7 +572,7 @@ def build_record_page(project: Project, table: RecordTable, index: int, values: 
         permalink=values.url(pid),
         facts=facts,
         descriptions=descriptions,
-        citation=values.text(record.get("howToCite")),
+        citation=own_citation if (own_citation := values.text(record.get("howToCite"))) != label else None,
         licenses=license_views(legal, values),
         file=file_link,
     )
@@ -519,7 +588,7 @@ def _project_roles(entries: tuple[tuple[Project, tuple[str, ...]], ...], values:
     return tuple(
         ProjectRoles(
             EntityRef(project.name or project.shortcode, links.project_path(project.shortcode)),
-            tuple(role for role in (values.text(r) for r in roles) if role),
+            tuple(role_label(role) for role in (values.text(r) for r in roles) if role),
         )
         for project, roles in entries
     )
@@ -566,7 +635,9 @@ def build_person_page(catalog: Catalog, person: Person, values: Values) -> Perso
     where = ", ".join(a.name for a in affiliations)
     description = " — ".join(part for part in (person.display_name, summary, where) if part)
     if projects:
-        description += f". Contributor to {len(projects)} project{'s' if len(projects) != 1 else ''}."
+        count = len(projects)
+        contributed = ngettext("Contributor to {count} project.", "Contributor to {count} projects.", count)
+        description += ". " + contributed.format(count=count)
     return PersonPage(
         meta=PageMeta(
             title=person.display_name,
@@ -616,7 +687,10 @@ def build_organization_page(catalog: Catalog, organization: Organization, values
     place = plain(values.text(stored_address.get("locality"))) if isinstance(stored_address, Mapping) else ""
     description = organization.display_name + (f", {place}" if place else "")
     if projects:
-        description += f". Involved in {len(projects)} project{'s' if len(projects) != 1 else ''}."
+        count = len(projects)
+        description += ". " + ngettext("Involved in {count} project.", "Involved in {count} projects.", count).format(
+            count=count
+        )
     return OrganizationPage(
         meta=PageMeta(
             title=organization.display_name,

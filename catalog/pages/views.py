@@ -7,8 +7,7 @@ settings, so its rendered bytes are kept per catalogue (see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from datetime import UTC, datetime
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,9 +18,10 @@ from django.template.loader import get_template, render_to_string
 from django.urls import get_resolver
 from django.utils import formats, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 from django.views.decorators.http import require_safe
 
+from catalog.domain import all_records
 from catalog.domain.browse import BrowseQuery, browse, build_entries
 from catalog.domain.ledger import ProjectMeta, Tombstone, iso_time, withdrawn_project, withdrawn_record
 from catalog.domain.memo import CatalogMemo, memo_for
@@ -30,7 +30,6 @@ from catalog.domain.record_search import (
     ProjectRecordIndex,
     RecordQuery,
     RecordResult,
-    build_record_indexes,
     search_records,
 )
 from catalog.domain.search import (
@@ -40,12 +39,15 @@ from catalog.domain.search import (
     ListingQuery,
     PageOutOfRange,
     SearchIndex,
+    marked,
     pagination,
     search,
+    snippet,
+    words,
 )
 from catalog.domain.values import Values
 from catalog.formats import citation, dcat, jsonld, links
-from catalog.pages import dcat_views, export_views, languages, presenters
+from catalog.pages import dcat_views, export_views, languages, presenters, vocabulary
 from catalog.pages.export_views import Described
 from catalog.pages.templatetags import catalog_tags
 from catalog.runtime import get_catalog
@@ -59,7 +61,7 @@ DEFAULT = ListingQuery()
 
 def home(request: HttpRequest) -> HttpResponse:
     """`/` is the project listing (308 keeps the method)."""
-    return redirect(languages.in_language("/projects", _language()), permanent=True, preserve_request=True)
+    return redirect(languages.in_language(languages.HOME, _language()), permanent=True, preserve_request=True)
 
 
 PAGE_TEMPLATES = (
@@ -67,6 +69,7 @@ PAGE_TEMPLATES = (
     "projects.html",
     "project.html",
     "records.html",
+    "all_records.html",
     "record.html",
     "person.html",
     "organization.html",
@@ -99,7 +102,7 @@ def warm_up() -> None:
     catalog = get_catalog()
     memo = memo_for(catalog)
     memo.get("search-index", lambda: SearchIndex.build(catalog))
-    record_indexes(memo)
+    all_records.all_records_index(catalog)
 
 
 # Lookups --------------------------------------------------------------------
@@ -214,9 +217,15 @@ def _view_model(memo: CatalogMemo, key: tuple[Hashable, ...], build: Callable[[]
 
 
 def value_label(facet: FacetResult, value: str) -> str:
+    """A selected facet value as its chip says it, in the page's language where the catalogues know it."""
     if facet.key == "language":
         return catalog_tags.language_label(value)  # the facet's own rule, in the interface language
-    return next((v.label for v in facet.values if v.value == value), value)
+    label = next((v.label for v in facet.values if v.value == value), value)
+    if facet.key in ("status", "access"):
+        return _(label)
+    if facet.key == "type":
+        return vocabulary.type_of_data_label(label) or label
+    return label
 
 
 def _past_the_end(error: PageOutOfRange) -> str:
@@ -229,16 +238,19 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     A withdrawn item answers 410 Gone with a short page saying when, linking to the catalogue.
     """
     if isinstance(exception, Withdrawn):
-        stamp = exception.tombstone.deleted
-        gone = {
-            "what": exception.what,
-            "withdrawn": iso_time(stamp),
-            "withdrawn_at": datetime.fromtimestamp(stamp, UTC),
-        }
-        return HttpResponse(render_to_string("410.html", gone, request), content_type=HTML, status=410)
+        withdrawn = iso_time(exception.tombstone.deleted)
+        # The page's one date rule (docs/languages.md), then the time of day, which is the same everywhere.
+        when = f"{_values().date(withdrawn)} {withdrawn[11:16]}"
+        gone = {"what": exception.what, "withdrawn": withdrawn, "when": when}
+        return HttpResponse(_render(request, "410.html", gone), content_type=HTML, status=410)
     message = exception.args[0] if isinstance(exception, Http404) and exception.args else ""
     context = {"message": message if isinstance(message, str) else ""}
     return HttpResponse(_render(request, "404.html", context), content_type=HTML, status=404)
+
+
+def _reason(error: BadQuery) -> str:
+    """Why the parameters cannot be answered, in the page's language."""
+    return _(error.reason).format(**error.details)
 
 
 def bad_request(request: HttpRequest, message: str) -> HttpResponse:
@@ -255,7 +267,7 @@ def projects(request: HttpRequest) -> HttpResponse:
     try:
         query = ListingQuery.from_params(dict(request.GET.lists())) if request.META.get("QUERY_STRING") else DEFAULT
     except BadQuery as error:
-        return bad_request(request, str(error))
+        return bad_request(request, _reason(error))
 
     def render() -> str:
         index = memo.get("search-index", lambda: SearchIndex.build(catalog))
@@ -278,17 +290,24 @@ def projects(request: HttpRequest) -> HttpResponse:
             for key, selected in query.filters
             for value in selected
         ]
+        if query.years != (None, None):
+            low, high = (str(year) if year else "…" for year in query.years)
+            shown = f"{low}\u2013{high}"  # an en dash between the years
+            active_filters.append((gettext_noop("Years"), shown, query.url(path, years=(None, None), page=1)))
         return _render(
             request,
             "projects.html",
             {
                 "result": result,
                 "query": query,
-                "cards": [cards[entry.project.key] for entry in result.items],
+                "cards": [
+                    (cards[entry.project.key], *_why_it_matched(entry.project, query, values)) for entry in result.items
+                ],
                 "sorts": list(SORTS.items()),
                 "active_filters": active_filters,
                 "clear_text_url": query.url(path, q="", page=1),
                 "canonical": query.url(path),
+                "noindex": is_result_page(query),
                 "path": path,
                 "total_projects": len(catalog.projects),
                 **pagination(result.page, result.page_count, lambda number: query.url(path, page=number)),
@@ -296,6 +315,27 @@ def projects(request: HttpRequest) -> HttpResponse:
         )
 
     return _changed_with_catalog(_cached_page(request, memo, ("projects", query), render), catalog)
+
+
+def is_result_page(query: ListingQuery | BrowseQuery | RecordQuery) -> bool:
+    """A search, filter or sort result: kept out of search engines (an unbounded crawl space); its links are
+    followed. The unfiltered listing and its numbered pages stay indexable."""
+    return bool(
+        query.text
+        or query.sort
+        or getattr(query, "filters", ())
+        or getattr(query, "years", (None, None))[0:2] != (None, None)
+    )
+
+
+def _why_it_matched(project: Project, query: ListingQuery, values: Values) -> tuple[tuple, tuple]:
+    """The project's name and a snippet of its texts with the search's words marked (empty without a search)."""
+    query_words = words(query.text)
+    if not query_words:
+        return (), ()
+    texts = [text for text in (values.text(project.get("shortDescription")),) if text]
+    texts += [text for _language, text in values.language_texts(project.get("description"))]
+    return marked(project.name or project.shortcode, query_words), snippet(texts, query_words)
 
 
 def _citation_context(request: HttpRequest, described: Described, data: citation.CitationData, style: str) -> dict:
@@ -418,8 +458,8 @@ def shortcode_choices(request: HttpRequest, catalog: Catalog, prefix: str) -> Ht
     return response
 
 
-def record_indexes(memo: CatalogMemo) -> dict[str, ProjectRecordIndex]:
-    return memo.get("record-indexes", lambda: build_record_indexes(memo.catalog.records))
+def record_indexes(memo: CatalogMemo) -> Mapping[str, ProjectRecordIndex]:
+    return all_records.record_indexes(memo.catalog)
 
 
 @require_safe
@@ -430,7 +470,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     try:
         query = RecordQuery.from_params(dict(request.GET.lists()))
     except BadQuery as error:
-        return bad_request(request, str(error))
+        return bad_request(request, _reason(error))
     table = catalog.records_of(project_)
 
     def render() -> str:
@@ -461,6 +501,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
                 "query": query,
                 "path": path,
                 "clear_text_url": _url(path, query.params(q="", page=1)),
+                "noindex": is_result_page(query),
                 **pagination(result.page, result.page_count, lambda n: _url(path, query.params(page=n))),
                 "meta": presenters.PageMeta(
                     title=_("Records of {name}").format(name=name)
@@ -478,6 +519,59 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     if catalog.ledger:
         set_last_modified(response, catalog.ledger.project_time(project_.key))
     return response
+
+
+@require_safe
+def records_everywhere(request: HttpRequest) -> HttpResponse:
+    """`/records`: the records of every project, searched by the records page's rules, with facets."""
+    catalog = get_catalog()
+    memo = memo_for(catalog)
+    try:
+        query = all_records.AllRecordsQuery.from_params(dict(request.GET.lists()))
+    except BadQuery as error:
+        return bad_request(request, _reason(error))
+
+    def render() -> str:
+        index = all_records.all_records_index(catalog)
+        try:
+            result = all_records.search_all_records(index, query)
+        except PageOutOfRange as error:
+            raise Http404(_past_the_end(error)) from None
+        path = links.all_records_path()
+        facets = {facet.key: facet for facet in result.facets}
+        active_filters = [
+            (
+                facets[key].label,
+                next((v.label for v in facets[key].values if v.value == value), value),
+                query.url(path, filters=query.without_filter(key, value), page=1),
+            )
+            for key, selected in query.filters
+            for value in selected
+        ]
+        return _render(
+            request,
+            "all_records.html",
+            {
+                "result": result,
+                "query": query,
+                "rows": presenters.record_rows_of_projects(catalog, result.hits, _values(), query.words),
+                "count": index.size,
+                "path": path,
+                "active_filters": active_filters,
+                "clear_text_url": query.url(path, q="", page=1),
+                "noindex": bool(query.text or query.filters or query.sort),
+                **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
+                "meta": presenters.PageMeta(
+                    title=_("Records of all projects")
+                    + (" " + _("(page {number})").format(number=result.page) if result.page > 1 else ""),
+                    description=_("Search the {count} records of every research project.").format(count=index.size),
+                    path=query.url(path),
+                    json_path=links.all_records_json_path(),
+                ),
+            },
+        )
+
+    return _changed_with_catalog(_cached_page(request, memo, ("all-records", query), render), catalog)
 
 
 def _url(path: str, pairs: list[tuple[str, str]]) -> str:
@@ -701,7 +795,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
     try:
         query = BrowseQuery.from_params(dict(request.GET.lists()))
     except BadQuery as error:
-        return bad_request(request, str(error))
+        return bad_request(request, _reason(error))
 
     def render() -> str:
         entries = memo.get(("browse", kind), lambda: build_entries(catalog, kind))
@@ -723,6 +817,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
                 "clear_text_url": query.url(path, q="", page=1),
                 **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
                 "canonical": query.url(path),
+                "noindex": is_result_page(query),
                 "json_path": f"/api/v2/{kind}",
             },
         )
@@ -760,6 +855,13 @@ def about(request: HttpRequest) -> HttpResponse:
                     }
                 ),
                 "oai_base_url": settings.SVC.oai_base_url,
+                "about": {
+                    "policies_url": settings.SVC.policies_url,
+                    "terms_url": settings.SVC.terms_url,
+                    "contact_url": settings.SVC.contact_url,
+                    "email": settings.SVC.oai_admin_email,
+                    "registries": settings.SVC.registry_links,
+                },
                 "meta": presenters.PageMeta(
                     title=_("About"),
                     description=_("What this research-data catalogue holds and how to use its pages, API and OAI-PMH."),

@@ -10,7 +10,7 @@
     var tabs = Array.prototype.slice.call(list.querySelectorAll("a[data-tab]"));
     if (!tabs.length) return;
     list.setAttribute("role", "tablist");
-    list.setAttribute("aria-label", "Project sections");
+    list.setAttribute("aria-label", list.getAttribute("data-tabs-label") || "");
 
     function panelOf(tab) {
       return document.getElementById("panel-" + tab.getAttribute("data-tab"));
@@ -65,6 +65,11 @@
 
   /* Copy buttons: copy the text (or link) of the element named by data-copy,
      and say so next to the button. */
+  /* The page says its messages in its language (data-* on <body>, from the translation catalogues). */
+  function pageMessage(name) {
+    return document.body.getAttribute("data-message-" + name) || "";
+  }
+
   function setUpCopy(button) {
     var source = document.getElementById(button.getAttribute("data-copy"));
     var status = button.nextElementSibling && button.nextElementSibling.classList.contains("copy-status")
@@ -74,7 +79,7 @@
     var timer = null;
     function report(message, ok) {
       if (status) status.textContent = message;
-      button.textContent = ok ? "Copied" : label;
+      button.textContent = ok ? pageMessage("copied") : label;
       clearTimeout(timer);
       timer = setTimeout(function () {
         button.textContent = label;
@@ -93,12 +98,12 @@
       var text = (source.getAttribute("href") || source.textContent).trim();
       if (navigator.clipboard && navigator.clipboard.writeText) {
         navigator.clipboard.writeText(text).then(
-          function () { report("Copied to the clipboard.", true); },
-          function () { selectSource(); report("Selected: press Ctrl+C (or ⌘C) to copy.", false); }
+          function () { report(pageMessage("copied-status"), true); },
+          function () { selectSource(); report(pageMessage("selected-status"), false); }
         );
       } else {
         selectSource();
-        report("Selected: press Ctrl+C (or ⌘C) to copy.", false);
+        report(pageMessage("selected-status"), false);
       }
     });
   }
@@ -129,14 +134,6 @@
     });
   }
 
-  /* The filters fold behind "Filters" on phones (closed without JavaScript too); wider screens open them. */
-  function setUpFiltersFold(fold) {
-    var wide = window.matchMedia("(min-width: 52.01rem)");
-    function apply() { if (wide.matches) fold.open = true; }
-    apply();
-    if (wide.addEventListener) wide.addEventListener("change", apply);
-  }
-
   function each(selector, setUp) {
     Array.prototype.forEach.call(document.querySelectorAll(selector), setUp);
   }
@@ -144,5 +141,4 @@
   each("button[data-copy]", setUpCopy);
   each("[data-autosubmit]", setUpAutoSubmit);
   each("form[role=search]", setUpCleanSubmit);
-  each("[data-filters-fold]", setUpFiltersFold);
 })();

@@ -54,9 +54,12 @@ def test_record_citation_names_its_project_and_creators(corpus):
     assert [c.family for c in data.creators] == authorship  # the record's own authorship
     assert data.url == table.pids[0]
     text = citation.formatted(data, "apa")
-    assert text.startswith(f"{authorship[0]}. (") and f"[Dataset]. In {TITLE}. DaSCH. {table.pids[0]}" in text
+    # A record is cited as what its type of data says (this one is a text), not as a data set.
+    assert table.record(0)["typeOfData"] == "Text" and citation.csl_item(data)["type"] == "document"
+    assert text.startswith(f"{authorship[0]}. (") and f". In {TITLE}. DaSCH. {table.pids[0]}" in text
+    assert "[Dataset]" not in text
     csl = citation.csl_item(data)
-    assert csl["container-title"] == TITLE and csl["type"] == "dataset"
+    assert csl["container-title"] == TITLE and csl["type"] == "document"
 
 
 def test_record_authorship_names_are_its_creators(tmp_path):

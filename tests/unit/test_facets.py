@@ -46,13 +46,15 @@ def test_language_facet_shows_names_and_keeps_codes(result):
 def test_listing_folds_the_filters_with_a_no_js_show_more(client, install_catalog):
     install_catalog(CORPUS_DIR)
     tree = html.fromstring(client.get("/projects").content)
-    fold = tree.xpath("//aside[@class='facets']/details[@data-filters-fold]")
-    assert len(fold) == 1 and fold[0].get("open") is None  # closed without JavaScript
-    assert fold[0].xpath("string(summary)") == "Filters"
-    more = fold[0].xpath(".//details[@class='more-values']/summary/text()")
+    # A checkbox and its label: CSS folds the filters on a phone unless it is checked, and always shows them on
+    # a wide screen (tests/test_e2e_browser.py looks at both, with and without JavaScript).
+    fold = tree.xpath("//aside[@class='facets']/input[@id='filters-unfold']")
+    assert len(fold) == 1 and fold[0].get("checked") is None
+    assert tree.xpath("string(//aside[@class='facets']/label[@for='filters-unfold'])") == "Filters"
+    more = tree.xpath("//aside[@class='facets']//details[@class='more-values']/summary/text()")
     assert more and all(text.startswith("Show ") and text.endswith(" more") for text in more)
     checked = html.fromstring(client.get("/projects?language=cop").content)
-    assert checked.xpath("//details[@data-filters-fold]")[0].get("open") is not None
+    assert checked.xpath("//input[@id='filters-unfold']")[0].get("checked") is not None
     assert checked.xpath("//input[@name='language'][@value='cop']/following-sibling::label/text()")[0].startswith(
         "Coptic"
     )

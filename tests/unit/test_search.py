@@ -108,3 +108,29 @@ def test_search_without_text_lists_every_project_by_name(index):
 def test_search_past_the_last_page(index):
     with pytest.raises(PageOutOfRange):
         search(index, ListingQuery(page=2))
+
+
+def test_matching_words_are_marked_and_a_snippet_shows_the_first_match():
+    from catalog.domain.search import marked, snippet
+
+    assert marked("Die Bilderfolgen in Zürich", ["bild", "zurich"]) == (
+        ("Die ", False),
+        ("Bilderfolgen", True),
+        (" in ", False),
+        ("Zürich", True),
+    )
+    long_text = "Lorem ipsum " * 40 + "the Holzschnitte of Basel " + "dolor sit " * 40
+    cut = snippet(["no match here", long_text], ["holzschnitt"], length=80)
+    assert cut[0] == ("…", False) and cut[-1] == ("…", False)
+    assert ("Holzschnitte", True) in cut and sum(len(text) for text, _ in cut) < 120
+    assert snippet(["nothing"], ["zzz"]) == ()
+
+
+def test_the_year_range_keeps_projects_that_ran_in_it():
+    from catalog.domain.search import BadQuery, ListingQuery
+
+    query = ListingQuery.from_params({"from": ["1990"], "to": ["2000"]})
+    assert query.years == (1990, 2000) and query.url("/projects") == "/projects?from=1990&to=2000"
+    for bad in ({"from": ["19x0"]}, {"to": ["0"]}, {"from": ["1990", "1991"]}):
+        with pytest.raises(BadQuery):
+            ListingQuery.from_params(bad)

@@ -1,0 +1,397 @@
+"""Search across the records of every project: the per-project rules, facets, one order, fast at a million.
+
+A query's words are matched by each project's own record index
+(:meth:`ProjectRecordIndex.matching`, the rule of the records page: every word
+must begin a word of the record), and the per-project answers are laid end to
+end in one array over all records: project after project (in catalogue
+order), each in its identifier order. Built once per catalogue beside the
+per-project indexes, this index adds per record
+
+* a small integer per facet (project, type of data, licence, year), so that a
+  facet's counts are one ``bincount`` and a filter is one lookup table;
+* the orders of the sorts (natural label order, date), as int32 arrays.
+
+Like the project listing, each facet value's count is what it would give with
+the search and the *other* facets' selections.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Self
+from urllib.parse import urlencode
+
+import numpy as np
+
+from catalog.domain.memo import memo_for
+from catalog.domain.model import Catalog, RecordTable, parse_timestamp
+from catalog.domain.paging import PagePositions
+from catalog.domain.record_search import (
+    MAX_QUERY_WORDS,
+    PAGE_SIZE,
+    ProjectRecordIndex,
+    RecordQuery,
+    build_record_indexes,
+    record_date,
+    record_label,
+)
+from catalog.domain.search import MAX_FILTER_VALUES, BadQuery, PageOutOfRange, normalise, words
+from catalog.domain.values import canonical_licence_uri, stored_list
+
+# (URL parameter, label): the label is English, marked for translation in catalog/pages/vocabulary.py.
+FACETS = (("project", "Project"), ("type", "Type of data"), ("licence", "Licence"), ("year", "Year"))
+FACET_KEYS = tuple(key for key, _ in FACETS)
+_LABEL_KEY_BYTES = 48  # the label sort looks at the first 48 bytes of the sort key
+_DIGIT_RUN = re.compile(r"\d+")
+_NO_DATE = np.iinfo(np.int64).min
+SPARSE = 16  # fewer than one record in 16 matching: sort the matches instead of reading a whole order
+CHUNK = 1 << 16  # how much of an order a query reads at a time when many records match
+
+
+def label_sort_key(label: str) -> bytes:
+    """A byte string whose order is the records page's natural label order ("2r" before "10r")."""
+    padded = _DIGIT_RUN.sub(lambda run: run.group().lstrip("0").rjust(12, "0"), normalise(label))
+    return padded.encode()[:_LABEL_KEY_BYTES]
+
+
+def _first_text(value: object) -> str:
+    for item in stored_list(value):
+        if isinstance(item, str) and item.strip():
+            return item.strip()
+    return ""
+
+
+def record_licence(record: Mapping[str, object]) -> tuple[str, str]:
+    """(value, label) of a record's licence: its one canonical URI (else its name), and its name."""
+    for legal in stored_list(record.get("legalInfo")):
+        licence = legal.get("license") if isinstance(legal, Mapping) else None
+        if not isinstance(licence, Mapping):
+            continue
+        name = _first_text(licence.get("licenseIdentifier"))
+        uri = licence.get("licenseURI")
+        value = canonical_licence_uri(uri) if isinstance(uri, str) and uri.startswith("http") else name
+        if value and value not in ("MISSING", "CALCULATED"):
+            return value, name if name and name not in ("MISSING", "CALCULATED") else value
+    return "", ""
+
+
+class _Codes:
+    """Facet values numbered in the order they are first seen, with a display label each."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+        self.labels: list[str] = []
+
+    def code(self, value: str, label: str) -> int:
+        if not value:
+            return -1
+        if value not in self.numbers:
+            self.numbers[value] = len(self.labels)
+            self.labels.append(label or value)
+        return self.numbers[value]
+
+
+@dataclass(frozen=True)
+class AllRecordsQuery:
+    """The URL state of `/records`: search text, facet selections, sort, page."""
+
+    text: str = ""
+    filters: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (facet key, selected values) in FACETS order
+    sort: str = ""
+    page: int = 1
+    SORTS: ClassVar[tuple[str, ...]] = RecordQuery.SORTS
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Sequence[str]]) -> Self:
+        """Parse ``{name: [values]}`` with the records page's rules; raises :class:`BadQuery`."""
+        base = RecordQuery.from_params(params)
+        filters = []
+        for key in FACET_KEYS:
+            selected = tuple(sorted(dict.fromkeys(v.strip() for v in params.get(key, ()) if v.strip())))
+            if selected:
+                filters.append((key, selected))
+        if sum(len(values) for _, values in filters) > MAX_FILTER_VALUES:
+            raise BadQuery("more than {limit} filter values", limit=MAX_FILTER_VALUES)
+        return cls(base.text, tuple(filters), base.sort, base.page)
+
+    @property
+    def effective_sort(self) -> str:
+        return self.sort or self.SORTS[0]
+
+    @property
+    def words(self) -> list[str]:
+        return list(dict.fromkeys(words(self.text)))[:MAX_QUERY_WORDS]
+
+    def selected(self, key: str) -> tuple[str, ...]:
+        return dict(self.filters).get(key, ())
+
+    def params(self, **changes: object) -> list[tuple[str, str]]:
+        """The state as URL parameters, with some parts changed; defaults and page 1 left out."""
+        state: dict[str, object] = {"q": self.text, "filters": self.filters, "sort": self.sort, "page": self.page}
+        state.update(changes)
+        pairs = [("q", str(state["q"]))] if state["q"] else []
+        for key, values in state["filters"]:  # type: ignore[attr-defined]
+            pairs.extend((key, value) for value in values)
+        if state["sort"]:
+            pairs.append(("sort", str(state["sort"])))
+        if int(state["page"]) > 1:  # type: ignore[call-overload]
+            pairs.append(("page", str(state["page"])))
+        return pairs
+
+    def url(self, path: str, **changes: object) -> str:
+        pairs = self.params(**changes)
+        return f"{path}?{urlencode(pairs)}" if pairs else path
+
+    def without_filter(self, key: str, value: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        kept = ((k, tuple(v for v in values if not (k == key and v == value))) for k, values in self.filters)
+        return tuple((k, values) for k, values in kept if values)
+
+
+@dataclass(frozen=True, slots=True)
+class AllRecordsFacetValue:
+    value: str
+    label: str
+    count: int
+    selected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AllRecordsFacet:
+    key: str
+    label: str
+    values: tuple[AllRecordsFacetValue, ...]
+
+    @property
+    def selected_count(self) -> int:
+        return sum(1 for value in self.values if value.selected)
+
+
+@dataclass(frozen=True)
+class AllRecordsResult(PagePositions):
+    page_size: ClassVar[int] = PAGE_SIZE
+    total: int
+    page: int
+    page_count: int
+    hits: tuple[tuple[str, int], ...]  # (project key, record position in its table), this page only
+    facets: tuple[AllRecordsFacet, ...]
+
+
+@dataclass(frozen=True)
+class AllRecordsIndex:
+    keys: tuple[str, ...]  # project keys in the order their records are laid out
+    offsets: np.ndarray  # int64, len(keys) + 1: where each project's records start
+    indexes: tuple[ProjectRecordIndex, ...]
+    codes: Mapping[str, np.ndarray]  # facet key -> int32 code per record (-1: none)
+    values: Mapping[str, tuple[str, ...]]  # facet key -> the value of each code
+    labels: Mapping[str, tuple[str, ...]]  # facet key -> the label of each code
+    totals: Mapping[str, np.ndarray]  # facet key -> count per code over all records
+    by_label: np.ndarray  # int32 global positions in natural label order
+    by_date: np.ndarray  # oldest first, undated last
+    by_date_newest: np.ndarray  # newest first, undated last
+    ranks: Mapping[str, np.ndarray]  # sort -> int32 rank of each record in that order (for few matches)
+
+    @property
+    def size(self) -> int:
+        return int(self.offsets[-1])
+
+    @classmethod
+    def build(cls, catalog: Catalog, indexes: Mapping[str, ProjectRecordIndex]) -> AllRecordsIndex:
+        tables: list[tuple[str, RecordTable]] = [
+            (project.key, table)
+            for project in catalog.projects
+            if (table := catalog.records.get(project.key)) is not None and project.key in indexes
+        ]
+        size = sum(len(table) for _, table in tables)
+        facet_codes = {key: _Codes() for key in FACET_KEYS}
+        codes = {key: np.full(size, -1, dtype=np.int32) for key in FACET_KEYS}
+        stamps = np.full(size, _NO_DATE, dtype=np.int64)
+        label_keys = np.empty(size, dtype=f"S{_LABEL_KEY_BYTES}")
+        names = {project.key: project.name or project.shortcode for project in catalog.projects}
+        position = 0
+        offsets = [0]
+        for key, table in tables:
+            codes["project"][position : position + len(table)] = facet_codes["project"].code(
+                table.shortcode, names[key]
+            )
+            for local in range(len(table)):
+                record = json.loads(table.document(local))
+                kind = _first_text(record.get("typeOfData"))
+                codes["type"][position] = facet_codes["type"].code(kind, kind)
+                codes["licence"][position] = facet_codes["licence"].code(*record_licence(record))
+                shown = record_date(record)
+                stamp = parse_timestamp(shown)
+                if stamp is not None:
+                    stamps[position] = stamp
+                    year = str(shown)[:4]
+                    codes["year"][position] = facet_codes["year"].code(year, year)
+                label_keys[position] = label_sort_key(record_label(record) or table.pids[local].rpartition("/")[2])
+                position += 1
+            offsets.append(position)
+        by_label = np.argsort(label_keys, kind="stable").astype(np.int32)
+        del label_keys
+        dated = np.flatnonzero(stamps != _NO_DATE)
+        oldest = dated[np.argsort(stamps[dated], kind="stable")]
+        undated = np.flatnonzero(stamps == _NO_DATE)
+        by_date = np.concatenate([oldest, undated]).astype(np.int32)
+        by_date_newest = np.concatenate([oldest[::-1], undated]).astype(np.int32)
+        return cls(
+            keys=tuple(key for key, _ in tables),
+            offsets=np.array(offsets, dtype=np.int64),
+            indexes=tuple(indexes[key] for key, _ in tables),
+            codes=codes,
+            values={key: tuple(facet_codes[key].numbers) for key in FACET_KEYS},
+            labels={key: tuple(facet_codes[key].labels) for key in FACET_KEYS},
+            totals={
+                key: np.bincount(codes[key] + 1, minlength=len(facet_codes[key].labels) + 1)[1:] for key in FACET_KEYS
+            },
+            by_label=by_label,
+            by_date=by_date,
+            by_date_newest=by_date_newest,
+            ranks={"label": _ranks(by_label), "oldest": _ranks(by_date), "newest": _ranks(by_date_newest)},
+        )
+
+    def matching(self, query_words: Sequence[str]) -> np.ndarray | None:
+        """Every record having a word that starts with each query word (each project's own rule)."""
+        if not query_words:
+            return None
+        parts = []
+        for index in self.indexes:
+            found = index.matching(query_words)
+            parts.append(found if found is not None else np.ones(index.size, dtype=bool))
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+    def selection(self, key: str, selected: Sequence[str]) -> np.ndarray:
+        """The records with one of the selected values of a facet (a value nobody has selects nothing)."""
+        numbers = {value: code for code, value in enumerate(self.values[key])}
+        wanted = np.zeros(len(self.values[key]) + 1, dtype=bool)  # the last slot is code -1: no value
+        for value in selected:
+            if value in numbers:
+                wanted[numbers[value]] = True
+        return wanted[self.codes[key]]
+
+    def _order(self, sort: str) -> np.ndarray:
+        return {
+            "label": self.by_label,
+            "label-desc": self.by_label[::-1],
+            "oldest": self.by_date,
+            "newest": self.by_date_newest,
+        }[sort]
+
+    def page_of(self, sort: str, mask: np.ndarray | None, start: int, stop: int) -> tuple[int, np.ndarray]:
+        """How many records the mask keeps, and those from ``start`` to ``stop`` in the sort order."""
+        if mask is None:
+            order = np.arange(self.size, dtype=np.int32) if sort == "identifier" else self._order(sort)
+            return self.size, order[start:stop]
+        total = int(np.count_nonzero(mask))
+        if sort == "identifier":
+            return total, np.flatnonzero(mask)[start:stop]
+        if total * SPARSE < self.size:  # few matches: sort them by rank rather than read a whole order
+            found = np.flatnonzero(mask)
+            ordered = found[np.argsort(self.ranks["label" if sort.startswith("label") else sort][found], kind="stable")]
+            return total, (ordered[::-1] if sort == "label-desc" else ordered)[start:stop]
+        # Many matches: read the order a slice at a time until the page is full.
+        order, picked, seen = self._order(sort), [], 0
+        for begin in range(0, self.size, CHUNK):
+            part = order[begin : begin + CHUNK]
+            hits = part[mask[part]]
+            if seen + len(hits) > start:
+                picked.append(hits[max(0, start - seen) : stop - seen])
+            seen += len(hits)
+            if seen >= stop:
+                break
+        return total, np.concatenate(picked) if picked else np.zeros(0, dtype=np.int32)
+
+
+def _ranks(order: np.ndarray) -> np.ndarray:
+    ranks = np.empty(len(order), dtype=np.int32)
+    ranks[order] = np.arange(len(order), dtype=np.int32)
+    return ranks
+
+
+def _and(masks: Sequence[np.ndarray]) -> np.ndarray | None:
+    if not masks:
+        return None
+    combined = masks[0].copy() if len(masks) > 1 else masks[0]
+    for mask in masks[1:]:
+        combined &= mask
+    return combined
+
+
+def _facet(
+    index: AllRecordsIndex, key: str, label: str, counts: np.ndarray, selected: Sequence[str]
+) -> AllRecordsFacet:
+    labels = index.labels[key]
+    shown = [
+        AllRecordsFacetValue(value, labels[code], int(counts[code]), value in selected)
+        for code, value in enumerate(index.values[key])
+        if counts[code] or value in selected
+    ]
+    if key == "year":
+        shown.sort(key=lambda value: value.value, reverse=True)
+    else:
+        shown.sort(key=lambda value: (-value.count, normalise(value.label)))
+    return AllRecordsFacet(key, label, tuple(shown))
+
+
+class _Counter:
+    """Facet counts under a mask: the positions of a mask are found once, however many facets share it."""
+
+    def __init__(self, index: AllRecordsIndex) -> None:
+        self.index = index
+        self.positions: dict[int, tuple[np.ndarray, bool]] = {}
+
+    def counts(self, key: str, mask: np.ndarray | None) -> np.ndarray:
+        totals = self.index.totals[key]
+        if mask is None:
+            return totals
+        found = self.positions.get(id(mask))
+        if found is None:
+            # Count the smaller side: the matches, or the records left out (then subtract from the totals).
+            left_out = 2 * int(np.count_nonzero(mask)) > len(mask)
+            found = (np.flatnonzero(~mask if left_out else mask), left_out)
+            self.positions[id(mask)] = found
+        positions, left_out = found
+        counted = np.bincount(self.index.codes[key].take(positions) + 1, minlength=len(totals) + 1)[1:]
+        return totals - counted if left_out else counted
+
+
+def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery) -> AllRecordsResult:
+    """One page of the records of every project; raises :class:`PageOutOfRange` past the last page."""
+    text_mask = index.matching(query.words)
+    selections = {key: index.selection(key, values) for key, values in query.filters}
+    # A facet's counts: the search and the *other* facets' selections (one shared mask when nothing is selected).
+    masks = {
+        key: _and(
+            [m for m in (text_mask, *(mask for other, mask in selections.items() if other != key)) if m is not None]
+        )
+        for key, _ in FACETS
+    }
+    counter = _Counter(index)
+    facets = tuple(
+        _facet(index, key, label, counter.counts(key, masks[key]), query.selected(key)) for key, label in FACETS
+    )
+    mask = _and([m for m in (text_mask, *selections.values()) if m is not None])
+    start = (query.page - 1) * PAGE_SIZE
+    total, positions = index.page_of(query.effective_sort, mask, start, start + PAGE_SIZE)
+    page_count = max(1, -(-total // PAGE_SIZE))
+    if query.page > page_count:
+        raise PageOutOfRange(query.page, page_count)
+    projects = np.searchsorted(index.offsets, positions, side="right") - 1
+    hits = tuple(
+        (index.keys[int(project)], int(position - index.offsets[project]))
+        for project, position in zip(projects, positions, strict=True)
+    )
+    return AllRecordsResult(total, query.page, page_count, hits, facets)
+
+
+def record_indexes(catalog: Catalog) -> Mapping[str, ProjectRecordIndex]:
+    """Every project's record index, built once per catalogue (shared with the records pages)."""
+    return memo_for(catalog).get("record-indexes", lambda: build_record_indexes(catalog.records))
+
+
+def all_records_index(catalog: Catalog) -> AllRecordsIndex:
+    """The index of all records, built once per catalogue over the per-project indexes."""
+    return memo_for(catalog).get("all-records-index", lambda: AllRecordsIndex.build(catalog, record_indexes(catalog)))

@@ -1,0 +1,113 @@
+"""Reflow (WCAG 1.4.10) in headless Chromium against a real `svc serve`: no page scrolls sideways.
+
+Every page type in every interface language at 320 px (the reflow width) and
+390 px (a common phone): the document's scroll width must not exceed the
+viewport's width. ``document.documentElement.scrollWidth`` is compared with the
+viewport we asked for, not with ``innerWidth``, which grows with the content
+under mobile emulation. Run with ``-s`` to see each page's widest scroll width.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser
+
+from tests.conftest import SAMPLE_DIR, Server, run_svc, start_server, stop_server
+from tests.test_e2e_browser import browser, server  # noqa: F401 (fixtures)
+
+WITHDRAWN = "0A1F"  # a sample project without records
+WIDTHS = (320, 390)
+LANGUAGES = ("en", "de", "fr", "it")
+PAGES = (
+    "/projects",
+    "/projects?q=basel&status=Finished",
+    "/projects?q=zzzzqqq",
+    "/projects/0803",
+    "/projects/0803?tab=contributors",
+    "/projects/0803?tab=records",
+    "/projects/0105",
+    "/projects/0105?tab=publications",
+    "/projects/082B",
+    "/projects/082B?tab=records",
+    "/projects/0803/records",
+    "/projects/0803/records?q=recto",
+    "/projects/0803/records?q=zzzzqqq",
+    "/projects/0803/records/lklK7rVuVOmpBZYWrF8o=gh",
+    "/records?q=recto",
+    "/persons",
+    "/persons/person-071",
+    "/organizations",
+    "/organizations/organization-002",
+    "/clusters",
+    "/clusters/cluster-003-beol",
+    "/collections",
+    "/about",
+    "/projects/NOPE",
+    "/projects?page=abc",
+)
+
+# The elements sticking out, to say what to fix when the check fails.
+OVERFLOW = """width => Array.from(document.querySelectorAll('body *'))
+  .filter(e => e.getBoundingClientRect().right > width + 0.5 && e.getClientRects().length)
+  .slice(0, 8).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '')
+    + ' ' + Math.round(e.getBoundingClientRect().right))"""
+
+
+def in_language(path: str, language: str) -> str:
+    return path if language == "en" else f"/{language}{path}"
+
+
+@pytest.fixture(params=WIDTHS, ids=[f"{width}px" for width in WIDTHS])
+def phone(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[int, Browser]]:  # noqa: F811
+    yield request.param, browser
+
+
+def scroll_width(browser: Browser, url: str, width: int) -> tuple[int, list[str]]:  # noqa: F811
+    context = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        return page.evaluate("document.documentElement.scrollWidth"), page.evaluate(OVERFLOW, width)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("path", PAGES)
+def test_no_page_scrolls_sideways_on_a_phone(
+    phone: tuple[int, Browser],
+    server: Server,  # noqa: F811
+    path: str,
+    language: str,
+) -> None:
+    width, chromium = phone
+    widest, sticking_out = scroll_width(chromium, server.base_url + in_language(path, language), width)
+    print(f"REFLOW\t{path}\t{language}\t{width}\t{widest}")
+    assert widest <= width, sticking_out
+
+
+@pytest.fixture(scope="module")
+def withdrawn_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The sample data, stamped, then one project removed and stamped again: its page answers 410."""
+    data_dir = tmp_path_factory.mktemp("withdrawn") / "data"
+    shutil.copytree(SAMPLE_DIR, data_dir)
+    assert run_svc("stamp", str(data_dir)).returncode == 0
+    next((data_dir / "projects").glob(f"{WITHDRAWN}_*.json")).unlink()
+    assert run_svc("stamp", str(data_dir)).returncode == 0
+    running = start_server(data_dir, {"FRAMEWORK_SITE_ROOT": str(tmp_path_factory.mktemp("site")), "SVC_WORKERS": "1"})
+    yield running
+    stop_server(running)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_withdrawn_page_does_not_scroll_sideways(
+    phone: tuple[int, Browser], withdrawn_server: Server, language: str
+) -> None:
+    width, chromium = phone
+    url = withdrawn_server.base_url + in_language(f"/projects/{WITHDRAWN}", language)
+    widest, sticking_out = scroll_width(chromium, url, width)
+    print(f"REFLOW\t/projects/{WITHDRAWN} (410)\t{language}\t{width}\t{widest}")
+    assert widest <= width, sticking_out

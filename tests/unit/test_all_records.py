@@ -1,0 +1,124 @@
+"""catalog.domain.all_records: one search over the records of every project, with the records page's rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from catalog.domain.all_records import (
+    AllRecordsIndex,
+    AllRecordsQuery,
+    label_sort_key,
+    search_all_records,
+)
+from catalog.domain.loader import load_catalog
+from catalog.domain.record_search import RecordQuery, build_record_indexes, search_records
+from catalog.domain.search import BadQuery, PageOutOfRange
+from tests import datadir
+
+CC_BY = {"license": {"licenseIdentifier": "CC BY 4.0", "licenseURI": "https://creativecommons.org/licenses/by/4.0"}}
+CC_BY_DEED = {
+    "license": {"licenseIdentifier": "CC BY 4.0", "licenseURI": "https://creativecommons.org/licenses/by/4.0/deed.de"}
+}
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory):
+    root: Path = tmp_path_factory.mktemp("all-records")
+    records = {
+        "0AA1": [
+            datadir.record("0AA1", "a1", label="Folio 10r", typeOfData="Text", legalInfo=CC_BY),
+            datadir.record("0AA1", "a2", label="Folio 2r", datePublished="2020-05-01T00:00:00Z"),
+            datadir.record("0AA1", "a3", label="Zürich map", legalInfo=CC_BY_DEED),
+        ],
+        "0AA2": [
+            datadir.record("0AA2", "b1", label="Folio 2v", typeOfData="Text", datePublished="2021-01-01T00:00:00Z"),
+            datadir.record("0AA2", "b2", label="Portrait", datePublished=None, dateCreated=None),
+        ],
+    }
+    projects = [datadir.project("0AA1"), datadir.project("0AA2", name="Alpine Portraits")]
+    return load_catalog(datadir.write_data_dir(root, projects=projects, records=records))
+
+
+@pytest.fixture(scope="module")
+def index(catalog) -> AllRecordsIndex:
+    return AllRecordsIndex.build(catalog, build_record_indexes(catalog.records))
+
+
+def labels(catalog, result) -> list[str]:
+    return [catalog.records[key].record(position)["label"]["en"] for key, position in result.hits]
+
+
+def query(**params: str | list[str]) -> AllRecordsQuery:
+    return AllRecordsQuery.from_params({k: v if isinstance(v, list) else [v] for k, v in params.items()})
+
+
+def test_words_match_as_on_a_records_page_in_every_project(catalog, index):
+    result = search_all_records(index, query(q="fol 2"))
+    assert labels(catalog, result) == ["Folio 2r", "Folio 2v"]  # natural order across projects
+    assert labels(catalog, search_all_records(index, query(q="zurich"))) == ["Zürich map"]
+    assert search_all_records(index, query(q="olio")).total == 0  # a word must begin a word
+    # The same rule as each project's own records page.
+    indexes = build_record_indexes(catalog.records)
+    per_project = sum(search_records(ix, RecordQuery("fol 2")).total for ix in indexes.values())
+    assert per_project == 2
+
+
+def test_sorts_run_across_projects(catalog, index):
+    assert labels(catalog, search_all_records(index, query())) == [
+        "Folio 2r",
+        "Folio 2v",
+        "Folio 10r",
+        "Portrait",
+        "Zürich map",
+    ]
+    newest = labels(catalog, search_all_records(index, query(sort="newest")))
+    assert set(newest[:2]) == {"Folio 10r", "Zürich map"} and newest[2:] == ["Folio 2v", "Folio 2r", "Portrait"]
+    by_identifier = search_all_records(index, query(sort="identifier")).hits
+    assert [catalog.records[key].shortcode for key, _ in by_identifier] == ["0AA1"] * 3 + ["0AA2"] * 2
+
+
+def test_facets_count_with_the_search_and_the_other_selections(catalog, index):
+    result = search_all_records(index, query(q="folio", type="Text"))
+    facets = {
+        facet.key: {value.value: (value.count, value.selected) for value in facet.values} for facet in result.facets
+    }
+    assert result.total == 2
+    assert facets["type"] == {"Text": (2, True), "Image": (1, False)}  # the type facet ignores its own selection
+    assert facets["project"] == {"0AA1": (1, False), "0AA2": (1, False)}
+    assert facets["licence"] == {"https://creativecommons.org/licenses/by/4.0/": (1, False)}
+    assert facets["year"] == {"2021": (1, False), "2024": (1, False)}
+
+
+def test_one_licence_is_one_value_however_its_uri_is_written(index):
+    assert index.values["licence"] == ("https://creativecommons.org/licenses/by/4.0/",)
+    assert int(index.totals["licence"][0]) == 2
+
+
+def test_filters_combine_and_an_unknown_value_selects_nothing(catalog, index):
+    assert labels(catalog, search_all_records(index, query(project="0AA2", type="Text"))) == ["Folio 2v"]
+    assert labels(catalog, search_all_records(index, query(year=["2020", "2021"]))) == ["Folio 2r", "Folio 2v"]
+    assert search_all_records(index, query(licence="nope")).total == 0
+
+
+def test_pages_and_bad_parameters(index):
+    with pytest.raises(PageOutOfRange):
+        search_all_records(index, query(page="2"))
+    with pytest.raises(BadQuery):
+        query(sort="random")
+    with pytest.raises(BadQuery):
+        query(type=[str(n) for n in range(51)])
+
+
+def test_the_label_key_orders_digit_runs_by_value():
+    assert label_sort_key("Folio 2r") < label_sort_key("Folio 10r") < label_sort_key("folio 11")
+    assert label_sort_key("Zürich") == label_sort_key("zurich")
+
+
+def test_the_query_keeps_its_state_in_the_url():
+    state = query(q="folio", type=["Text", "Image"], sort="newest", page="2")
+    assert state.url("/records") == "/records?q=folio&type=Image&type=Text&sort=newest&page=2"
+    assert state.url("/records", filters=state.without_filter("type", "Text"), page=1) == (
+        "/records?q=folio&type=Image&sort=newest"
+    )
