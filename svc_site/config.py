@@ -89,7 +89,7 @@ class Config:
     policies_url: str | None = None  # the About page's trust information (docs/configuration.md)
     terms_url: str | None = None
     contact_url: str | None = None
-    registry_links: tuple[tuple[str, str], ...] = ()  # (name, URL): re3data, CoreTrustSeal, …
+    registry_links: tuple[tuple[str, str], ...] | None = None  # (name, URL): re3data, CoreTrustSeal, …
 
 
 T = TypeVar("T")
@@ -416,7 +416,7 @@ def _load(environ_map: Mapping[str, str]) -> tuple[Config, _Reader]:
         terms_url=read.url("SVC_TERMS_URL"),
         contact_url=read.url("SVC_CONTACT_URL"),
         registry_links=read.value(
-            "SVC_REGISTRY_LINKS", (), _registry_links, "comma-separated Name=URL pairs, each URL http(s) with a host"
+            "SVC_REGISTRY_LINKS", None, _registry_links, "comma-separated Name=URL pairs, each URL http(s) with a host"
         ),
     )
     return config, read

@@ -44,6 +44,13 @@ OWN_BAD_VALUES: dict[str, list[str]] = {
     "FRAMEWORK_SITE_PKG_DIR": ["../up", "a/../b", "a b", "a\\b"],
     "FRAMEWORK_OUTPUT_NAME": ["a/b", "..", ".", "a b"],
     "FRAMEWORK_ENV": ["STAGING", "production"],
+    "SVC_REGISTRY_LINKS": [
+        "re3data",
+        "=https://h.example/",
+        "re3data=ftp://h.example/",
+        "a=https://h.example/,,b=https://h.example/",
+        ",",
+    ],
 }
 
 

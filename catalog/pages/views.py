@@ -860,7 +860,7 @@ def about(request: HttpRequest) -> HttpResponse:
                     "terms_url": settings.SVC.terms_url,
                     "contact_url": settings.SVC.contact_url,
                     "email": settings.SVC.oai_admin_email,
-                    "registries": settings.SVC.registry_links,
+                    "registries": settings.SVC.registry_links or (),
                 },
                 "meta": presenters.PageMeta(
                     title=_("About"),
