@@ -42,7 +42,9 @@ def readable_by_all(root: Path) -> Path:
     return root
 
 
-def test_image_runs_as_nobody_with_no_shell_nor_package_manager(svc_image: Image, corpus_container: Container):
+def test_image_runs_as_nobody_with_no_shell_nor_package_manager(
+    svc_image: Image, corpus_container: Container, capsys: pytest.CaptureFixture[str]
+):
     config = image_config(svc_image)
     assert config["User"] == f"{NOBODY}:{NOBODY}"
     assert "FRAMEWORK_ENV=PROD" in config["Env"]
@@ -52,6 +54,11 @@ def test_image_runs_as_nobody_with_no_shell_nor_package_manager(svc_image: Image
     for pid in pids:
         status = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
         assert status["Uid"].split() == [NOBODY] * 4 and status["Gid"].split() == [NOBODY] * 4
+    with capsys.disabled():  # the figures for the run's log; bench/image.py measures them properly
+        print(
+            f"\nimage {svc_image.ref}: {svc_image.size_bytes() / 1e6:.0f} MB, built in {svc_image.build_seconds:.0f} s;"
+        )
+        print(f"PSS of its {len(pids)} processes serving the corpus: {pss_mib(pids):.0f} MiB")
 
     programs = ["/bin/sh", "/bin/bash", "/usr/bin/dpkg", "/usr/bin/apt-get", "/opt/svc/bin/pip"]
     present = svc_image.podman(
@@ -101,18 +108,6 @@ def test_logs_are_json_lines_on_standard_output(corpus_container: Container):
     lines = [json.loads(line) for line in logs.stdout.splitlines()]
     assert all({"level", "logger", "message", "time"} <= line.keys() for line in lines)
     assert [line for line in lines if line["logger"] == "svc.access" and line["path"] == "/about"]
-
-
-def test_reports_image_size_and_memory_on_the_corpus(
-    svc_image: Image, corpus_container: Container, capsys: pytest.CaptureFixture[str]
-):
-    """Not a limit (bench/image.py measures): the figures, printed for the run's log."""
-    corpus_container.get(f"{OAI_PATH}?verb=ListRecords&metadataPrefix=oai_dc")
-    size, pss = svc_image.size_bytes(), pss_mib(corpus_container.pids())
-    assert size > 0 and pss > 0
-    with capsys.disabled():
-        print(f"\nimage {svc_image.ref}: {size / 1e6:.0f} MB; built in {svc_image.build_seconds:.0f} s; ", end="")
-        print(f"PSS of its {len(corpus_container.pids())} processes on the corpus: {pss:.0f} MiB")
 
 
 def test_sighup_reloads_the_data_and_sigterm_stops_gracefully(svc_image: Image):
