@@ -16,13 +16,16 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.run import fetch, free_port, memory
-
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT_ROOT))
+
+from bench.run import fetch, free_port, memory  # noqa: E402
+
 CACHE = Path(
     os.environ.get("SVC_IMAGE_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "svc-image"
 )
