@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.conftest import CORPUS_DIR, free_port
-from tests.image_support import Container, Image, image_config, pss_mib, run_container
+from tests.image_support import BUILD_IMAGE, Container, Image, image_config, pss_mib, run_container
 from tests.oai_support import NS, OAI_PATH, parse_valid
 from tests.ops_support import write_data_set
 
@@ -156,3 +157,14 @@ def test_without_data_it_stops_at_once_naming_the_directory(svc_image: Image):
         ]
     finally:
         svc_image.podman("rm", "--force", name, check=False)
+
+
+def test_a_rebuild_reuses_the_bases_and_every_layer(svc_image: Image):
+    image_id = svc_image.podman("image", "inspect", "--format", "{{.Id}}", svc_image.ref).stdout
+    env = {**svc_image.env}
+    env.pop("CONTAINERS_CONF")
+    rebuild = subprocess.run([BUILD_IMAGE, "--local-bases"], env=env, capture_output=True, text=True, timeout=900)
+    assert rebuild.returncode == 0, rebuild.stderr[-4000:]
+    assert "mmdebstrap" not in rebuild.stderr  # no base made again
+    assert rebuild.stdout.splitlines()[-1] == svc_image.ref
+    assert svc_image.podman("image", "inspect", "--format", "{{.Id}}", svc_image.ref).stdout == image_id
