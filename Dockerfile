@@ -1,24 +1,38 @@
 # svc container image.
 #
-# Build stage: Debian 12's own Python 3.11, the very interpreter of the
-# distroless runtime below, so the virtual environment's interpreter link
-# (/usr/bin/python3.11) and its compiled wheels work unchanged there.
-FROM debian:12-slim AS build
+# The bases are build arguments so that the same file builds from a registry
+# (the defaults) and from bases made locally from Debian's package mirror
+# (`scripts/build-image --local-bases`, docs/operations.md). Both pairs share
+# one interpreter, Debian 12's /usr/bin/python3.11: the virtual environment
+# made in the build stage points at it and runs unchanged in the runtime stage.
+ARG BUILD_BASE=debian:12-slim
+ARG RUNTIME_BASE=gcr.io/distroless/python3-debian12
+
+FROM ${BUILD_BASE} AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3.11 python3.11-venv \
  && rm -rf /var/lib/apt/lists/*
 RUN /usr/bin/python3.11 -m venv /opt/svc
 COPY requirements.txt /app/requirements.txt
-RUN /opt/svc/bin/pip install --no-cache-dir -r /app/requirements.txt
+# Wheels only: the runtime stage has no compiler and the build stage needs none.
+# The optional secret `ca-certificates` is a CA bundle for pip (behind a TLS-inspecting
+# proxy; scripts/build-image passes the host's); it is not kept in any layer.
+RUN --mount=type=secret,id=ca-certificates \
+    if [ -s /run/secrets/ca-certificates ]; then export PIP_CERT=/run/secrets/ca-certificates; fi \
+ && /opt/svc/bin/pip install --no-cache-dir --only-binary=:all: -r /app/requirements.txt
 COPY . /app
 # The project is installed in place (editable): templates, static sources and
-# the sample data live beside the code, in /app.
-RUN /opt/svc/bin/pip install --no-cache-dir --no-deps -e /app \
+# the sample data live beside the code, in /app. pip and setuptools leave last:
+# the runtime gets no package manager.
+RUN --mount=type=secret,id=ca-certificates \
+    if [ -s /run/secrets/ca-certificates ]; then export PIP_CERT=/run/secrets/ca-certificates; fi \
+ && /opt/svc/bin/pip install --no-cache-dir --no-deps -e /app \
  && FRAMEWORK_ENV=PROD /opt/svc/bin/python /app/manage.py collectstatic --noinput --verbosity 0 \
- && /opt/svc/bin/python -m compileall -q /app
+ && /opt/svc/bin/python -m compileall -q /app \
+ && /opt/svc/bin/python -m pip uninstall --quiet --yes pip setuptools
 
 # Runtime: Python and its libraries only, no shell, no package manager.
-FROM gcr.io/distroless/python3-debian12
+FROM ${RUNTIME_BASE}
 COPY --from=build /opt/svc /opt/svc
 COPY --from=build /app /app
 # Mount the data directory read-only at /data; without it svc stops with a one-line error.

@@ -17,6 +17,7 @@ import pytest
 
 if TYPE_CHECKING:
     from catalog.domain.model import Catalog
+    from tests.image_support import Image
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = PROJECT_ROOT.parent / "shared" / "corpus" / "dsp"
@@ -172,3 +173,11 @@ def install_catalog() -> Iterator:
 
     yield install
     runtime._current = previous
+
+
+@pytest.fixture(scope="session")
+def svc_image() -> Image:
+    """The container image, built once per session with local bases (tests/image_support.py)."""
+    from tests.image_support import IMAGE_CACHE, build_image
+
+    return build_image(IMAGE_CACHE)

@@ -1,190 +1,171 @@
-"""The container image, run the way the image runs it (no Docker engine here).
+"""The container image itself: built with scripts/build-image --local-bases, run with podman.
 
-The Dockerfile's final stage is read for its environment, user, entry point
-and health check; the project is installed like its build stage does (a
-fresh virtual environment on Debian 12's Python 3.11, the distroless image's
-interpreter, and an in-place install of a copy of the project filtered by
-.dockerignore), then `svc serve` runs as uid 65534 with only the environment's
-bin directory on PATH (no shell) against a read-only data directory.
+Every container runs with a read-only root and nothing writable but /dev/shm (no
+tmpfs on /tmp either, as on Kubernetes), the data mounted read-only at /data.
+Skipped only where no container engine can run (tests/image_support.py says why).
 """
 
 from __future__ import annotations
 
-import fnmatch
-import http.client
 import json
 import os
-import re
-import shutil
-import stat
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from importlib import metadata
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
-from tests.conftest import PROJECT_ROOT, free_port
-from tests.ops_support import final_stage, image_environment, instruction, mapped_files, worker_pids, write_data_set
+from tests.conftest import CORPUS_DIR, free_port
+from tests.image_support import BUILD_IMAGE, Container, Image, image_config, pss_mib, run_container
+from tests.oai_support import NS, OAI_PATH, parse_valid
+from tests.ops_support import mapped_files, write_data_set
 
-DEBIAN_PYTHON = Path("/usr/bin/python3.11")  # the interpreter of gcr.io/distroless/python3-debian12
-NOBODY = 65534
-
-
-def dockerignored(root: Path) -> list[str]:
-    patterns = [line.strip() for line in (root / ".dockerignore").read_text().splitlines()]
-    return [p.removeprefix("/").removeprefix("**/") for p in patterns if p and not p.startswith("#")]
-
-
-def copy_build_context(source: Path, target: Path) -> None:
-    patterns = dockerignored(source)
-
-    def ignore(directory: str, names: list[str]) -> set[str]:
-        relative = Path(directory).relative_to(source)
-        return {
-            name
-            for name in names
-            for pattern in patterns
-            if fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch((relative / name).as_posix(), pattern)
-        }
-
-    shutil.copytree(source, target, ignore=ignore)
-
-
-def runtime_distributions() -> list[metadata.Distribution]:
-    """requirements.txt and what it pulls in, as installed here: what `pip install -r` gives the image."""
-    pending = [requirement_name(line) for line in (PROJECT_ROOT / "requirements.txt").read_text().splitlines()]
-    found: dict[str, metadata.Distribution] = {}
-    while pending:
-        name = pending.pop()
-        if not name:
-            continue
-        try:
-            distribution = metadata.distribution(name)
-        except metadata.PackageNotFoundError:  # a dependency for another Python version or platform
-            continue
-        key = re.sub(r"[-_.]+", "-", distribution.metadata["Name"]).lower()
-        if key not in found:
-            found[key] = distribution
-            pending += [requirement_name(r) for r in distribution.requires or () if "extra ==" not in r]
-    return list(found.values())
-
-
-def requirement_name(line: str) -> str:
-    return re.split(r"[\s;<>=!~\[(]", line.split("#", 1)[0].strip(), maxsplit=1)[0]
-
-
-def link_dependencies(venv: Path) -> None:
-    """Hard-link the runtime distributions' files into the new environment (dev-only packages stay out)."""
-    target = venv / "lib" / "python3.11" / "site-packages"
-    for distribution in runtime_distributions():
-        for file in distribution.files or ():
-            if ".." in file.parts:  # console scripts outside site-packages: svc needs none of them
-                continue
-            destination = target / file
-            if destination.exists():  # a RECORD may list a file twice (numpy's does)
-                continue
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.link(file.locate(), destination)
-            except OSError:
-                shutil.copy2(file.locate(), destination)
+NOBODY = "65534"
 
 
 @pytest.fixture(scope="module")
-def image_root() -> Iterator[Path]:
-    """A world-readable stand-in for the image's filesystem: /opt/svc, /app, /data."""
-    if not DEBIAN_PYTHON.exists():
-        pytest.fail(f"{DEBIAN_PYTHON} is needed (apt-get install -y python3.11 python3.11-venv)")
-    root = Path(tempfile.mkdtemp(prefix="svc-image-"))
-    root.chmod(0o755)
-    app, venv = root / "app", root / "opt" / "svc"
-    copy_build_context(PROJECT_ROOT, app)
-    subprocess.run([DEBIAN_PYTHON, "-m", "venv", "--without-pip", venv], check=True)
-    link_dependencies(venv)
-    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--quiet", "--no-deps"]
-    subprocess.run([*pip, "-e", str(app)], check=True, capture_output=True)
-    subprocess.run(
-        [venv / "bin" / "python", app / "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
-        check=True,
-        env={"PATH": str(venv / "bin"), **image_environment(final_stage()) | {"PATH": str(venv / "bin")}},
-    )
-    data = write_data_set(root / "data", ["0001", "0002"])
-    for path in [data, *data.rglob("*")]:
-        path.chmod(0o555 if path.is_dir() else 0o444)
-    yield root
-    shutil.rmtree(root)
-
-
-def as_nobody(command: list, env: dict[str, str], **kwargs) -> subprocess.Popen:
-    return subprocess.Popen(command, env=env, user=NOBODY, group=NOBODY, extra_groups=[], cwd="/", **kwargs)
-
-
-def test_dockerfile_runs_svc_serve_as_nobody_in_prod_with_a_healthcheck():
-    stage = final_stage()
-    env = image_environment(stage)
-    assert stage[0].startswith("FROM gcr.io/distroless/python3-debian12")
-    assert instruction(stage, "USER") == f"{NOBODY}:{NOBODY}"
-    assert env["FRAMEWORK_ENV"] == "PROD" and env["FRAMEWORK_SITE_ADDR"].endswith(":8080")
-    assert env["SVC_DATA_DIR"] == "/data"
-    assert json.loads(instruction(stage, "ENTRYPOINT")) + json.loads(instruction(stage, "CMD")) == [
-        "/opt/svc/bin/svc",
-        "serve",
-    ]
-    healthcheck = instruction(stage, "HEALTHCHECK")
-    assert json.loads(healthcheck[healthcheck.index("CMD ") + 4 :]) == ["/opt/svc/bin/svc", "healthcheck"]
-
-
-def test_installed_service_runs_as_nobody_without_a_shell_on_read_only_data(image_root: Path):
-    stage = final_stage()
-    venv_bin = image_root / "opt" / "svc" / "bin"
-    port = free_port()
-    env = image_environment(stage) | {
-        "PATH": str(venv_bin),  # the image's PATH, moved: no shell, no coreutils
-        "SVC_DATA_DIR": str(image_root / "data"),
-        "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}",
-        "HOME": "/nonexistent",  # nobody's home in the image: not writable
-    }
-    assert not any((venv_bin / shell).exists() for shell in ("sh", "bash", "dash"))
-    assert not stat.S_IMODE((image_root / "data" / "projects").stat().st_mode) & 0o222
-
-    entrypoint = json.loads(instruction(stage, "ENTRYPOINT"))
-    command = [str(venv_bin / Path(entrypoint[0]).name), *entrypoint[1:], *json.loads(instruction(stage, "CMD"))]
-    server = as_nobody(command, env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def corpus_container(svc_image: Image) -> Iterator[Container]:
+    container = run_container(svc_image, "svc-test-corpus", free_port(), "--volume", f"{CORPUS_DIR}:/data:ro")
     try:
-        healthcheck = [str(venv_bin / "svc"), "healthcheck", "--url", f"http://127.0.0.1:{port}/healthz"]
-        deadline = time.monotonic() + 60
-        while True:
-            probe = as_nobody(healthcheck, env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            out, err = probe.communicate(timeout=30)
-            if probe.returncode == 0 or time.monotonic() > deadline or server.poll() is not None:
-                break
-            time.sleep(0.2)
-        assert probe.returncode == 0, err
-        assert out.strip() == f"healthy: http://127.0.0.1:{port}/healthz"
-
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        connection.request("HEAD", "/")
-        assert connection.getresponse().status == 308
-        connection.close()
-        workers = worker_pids(server.pid)
-        assert workers and all(os.stat(f"/proc/{pid}").st_uid == NOBODY for pid in [server.pid, *workers])
-        # No telemetry or profiler configured: their native libraries are not even loaded.
-        for pid in workers:
-            assert not [path for path in mapped_files(pid) if "pyroscope" in path or "cygrpc" in path]
+        container.wait_healthy()
+        yield container
     finally:
-        server.terminate()
-        stdout, stderr = server.communicate(timeout=30)
+        container.remove()
 
-    assert server.returncode == 0, stdout + stderr
-    assert stderr == ""  # PROD: JSON lines on standard output only
-    lines = [json.loads(line) for line in stdout.splitlines()]
-    assert {"level", "logger", "message", "time"} <= lines[0].keys()
-    assert any(line["logger"] == "gunicorn.error" and line["message"].startswith("Listening at") for line in lines)
-    assert not [line for line in lines if "control socket" in line["message"].lower()]  # no ~/.gunicorn needed
-    (access,) = [line for line in lines if line["logger"] == "svc.access"]
-    assert access["method"] == "HEAD" and access["path"] == "/" and access["status"] == 308
-    assert access["client"] == "127.0.0.0"
+
+def readable_by_all(root: Path) -> Path:
+    root.chmod(0o755)
+    for path in root.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return root
+
+
+def test_image_runs_as_nobody_with_no_shell_nor_package_manager(
+    svc_image: Image, corpus_container: Container, capsys: pytest.CaptureFixture[str]
+):
+    config = image_config(svc_image)
+    assert config["User"] == f"{NOBODY}:{NOBODY}"
+    assert "FRAMEWORK_ENV=PROD" in config["Env"]
+
+    pids = corpus_container.pids()
+    assert len(pids) >= 3  # the gunicorn master and its workers
+    for pid in pids:
+        status = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+        assert status["Uid"].split() == [NOBODY] * 4 and status["Gid"].split() == [NOBODY] * 4
+    # No telemetry or profiler configured: their native libraries are not even loaded.
+    assert not [path for pid in pids for path in mapped_files(pid) if "pyroscope" in path or "cygrpc" in path]
+    with capsys.disabled():  # the figures for the run's log; bench/image.py measures them properly
+        print(
+            f"\nimage {svc_image.ref}: {svc_image.size_bytes() / 1e6:.0f} MB, built in {svc_image.build_seconds:.0f} s;"
+        )
+        print(f"PSS of its {len(pids)} processes serving the corpus: {pss_mib(pids):.0f} MiB")
+
+    programs = ["/bin/sh", "/bin/bash", "/usr/bin/dpkg", "/usr/bin/apt-get", "/opt/svc/bin/pip"]
+    present = svc_image.podman(
+        "run", "--rm", "--read-only", "--entrypoint", "/opt/svc/bin/python", svc_image.ref,
+        "-c", f"import os; print([p for p in {programs!r} if os.path.lexists(p)])",
+    )  # fmt: skip
+    assert present.stdout.strip() == "[]"
+    no_shell = svc_image.podman("run", "--rm", "--entrypoint", "/bin/sh", svc_image.ref, "-c", "true", check=False)
+    assert no_shell.returncode == 127  # podman: the command was not found in the image
+
+
+def test_read_only_root_serves_the_corpus(corpus_container: Container):
+    write = corpus_container.image.podman(
+        "exec", corpus_container.name, "/opt/svc/bin/python", "-c", "open('/app/probe', 'w')", check=False
+    )
+    assert "Read-only file system" in write.stderr
+
+    status, _, body = corpus_container.get("/healthz")
+    assert (status, body) == (200, b"")
+
+    project = json.loads(next((CORPUS_DIR / "projects").iterdir()).read_text())
+    shortcode = project["shortcode"]
+    status, headers, body = corpus_container.get(f"/projects/{quote(shortcode)}")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert shortcode in body.decode()
+
+    status, headers, body = corpus_container.get(f"/api/v2/projects/{quote(shortcode)}")
+    assert status == 200 and headers["Content-Type"] == "application/json"
+    assert json.loads(body)["shortcode"] == shortcode
+
+    status, _, body = corpus_container.get(f"{OAI_PATH}?verb=ListRecords&metadataPrefix=oai_dc")
+    assert status == 200
+    records = parse_valid(body).findall(".//o:record", NS)
+    assert records and all(record.find("o:metadata/oai_dc:dc", NS) is not None for record in records)
+
+
+def test_image_healthcheck_passes(corpus_container: Container):
+    assert corpus_container.inspect("{{json .Config.Healthcheck.Test}}") == '["CMD","/opt/svc/bin/svc","healthcheck"]'
+    check = corpus_container.image.podman("healthcheck", "run", corpus_container.name, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_logs_are_json_lines_on_standard_output(corpus_container: Container):
+    corpus_container.get("/about")
+    logs = corpus_container.image.podman("logs", corpus_container.name)
+    assert logs.stderr == ""
+    lines = [json.loads(line) for line in logs.stdout.splitlines()]
+    assert all({"level", "logger", "message", "time"} <= line.keys() for line in lines)
+    assert [line for line in lines if line["logger"] == "svc.access" and line["path"] == "/about"]
+
+
+def test_sighup_reloads_the_data_and_sigterm_stops_gracefully(svc_image: Image, tmp_path: Path):
+    releases = tmp_path / "releases"
+    write_data_set(releases / "r1", ["0001"])
+    write_data_set(releases / "r2", ["0001", "0002"])
+    readable_by_all(releases)  # the bind mount's own modes count for uid 65534, not its parents'
+    (releases / "current").symlink_to("r1")
+    container = run_container(
+        svc_image, "svc-test-reload", free_port(),
+        "--volume", f"{releases}:/data:ro", "--env", "SVC_DATA_DIR=/data/current",
+    )  # fmt: skip
+    try:
+        container.wait_healthy()
+        status, headers, _ = container.get("/api/v2/projects/0002")
+        assert status == 404
+        before = headers["X-Data-Version"]
+
+        (releases / "next").symlink_to("r2")
+        os.replace(releases / "next", releases / "current")
+        svc_image.podman("kill", "--signal", "HUP", container.name)
+        for _ in range(600):  # until the new workers answer (each try is a real request)
+            status, headers, _ = container.get("/api/v2/projects/0002")
+            if status == 200:
+                break
+            time.sleep(0.1)
+        assert status == 200 and headers["X-Data-Version"] != before
+
+        # SIGTERM, and SIGKILL only after 5 s: exit code 0 means svc stopped by itself in time.
+        svc_image.podman("stop", "--time", "5", container.name)
+        assert container.inspect("{{.State.ExitCode}}") == "0", container.logs()
+    finally:
+        container.remove()
+
+
+def test_without_data_it_stops_at_once_naming_the_directory(svc_image: Image):
+    name = "svc-test-no-data"
+    svc_image.podman("rm", "--force", name, check=False)
+    svc_image.podman("run", "--detach", "--name", name, "--read-only", svc_image.ref)
+    try:
+        exit_code = svc_image.podman("wait", name).stdout.strip()
+        logs = svc_image.podman("logs", name)
+        assert exit_code != "0"
+        assert (logs.stdout + logs.stderr).splitlines() == [
+            "CommandError: data directory '/data' does not exist or is not a directory"
+        ]
+    finally:
+        svc_image.podman("rm", "--force", name, check=False)
+
+
+def test_a_rebuild_reuses_the_bases_and_every_layer(svc_image: Image):
+    image_id = svc_image.podman("image", "inspect", "--format", "{{.Id}}", svc_image.ref).stdout
+    env = {**svc_image.env}
+    env.pop("CONTAINERS_CONF")
+    rebuild = subprocess.run([BUILD_IMAGE, "--local-bases"], env=env, capture_output=True, text=True, timeout=900)
+    assert rebuild.returncode == 0, rebuild.stderr[-4000:]
+    assert "mmdebstrap" not in rebuild.stderr  # no base made again
+    assert rebuild.stdout.splitlines()[-1] == svc_image.ref
+    assert svc_image.podman("image", "inspect", "--format", "{{.Id}}", svc_image.ref).stdout == image_id

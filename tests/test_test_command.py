@@ -15,7 +15,7 @@ from tests.conftest import PROJECT_ROOT
 
 # What the script itself runs before it looks for packages.
 BASICS = ["bash", "dirname", "id", "dpkg", "dpkg-query"]
-PACKAGE_COMMANDS = ["redis-server", "wrk", "chromium", "nginx"]
+PACKAGE_COMMANDS = ["redis-server", "wrk", "chromium", "nginx", "podman", "runc", "mmdebstrap"]
 
 
 def run_test_command(tmp_path: Path, commands: list[str], *args: str) -> subprocess.CompletedProcess:

