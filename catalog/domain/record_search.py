@@ -190,6 +190,19 @@ def highlight(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], 
     return tuple(parts)
 
 
+class IndexedRecordTable(RecordTable):
+    """A record table that comes with its search index already built (a snapshot's, :mod:`catalog.domain.snapshot`)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, table: RecordTable, index: ProjectRecordIndex) -> None:
+        super().__init__(table.shortcode, table._documents, table.pids, table.ids, table.datestamps)
+        self.index = index
+
+
 def build_record_indexes(tables: Mapping[str, RecordTable]) -> dict[str, ProjectRecordIndex]:
-    """The index of every project's records, by project key."""
-    return {key: ProjectRecordIndex.build(table) for key, table in tables.items()}
+    """The index of every project's records, by project key (a table that brings its own is not indexed again)."""
+    return {
+        key: table.index if isinstance(table, IndexedRecordTable) else ProjectRecordIndex.build(table)
+        for key, table in tables.items()
+    }
