@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 import logging
 import mmap
@@ -56,7 +57,7 @@ FORMAT = 1
 _PRELUDE = struct.Struct("<8sIIQQ16s")
 PRELUDE_SIZE = 64
 ALIGN = 64
-_CHUNK = 1 << 24
+_CHUNK = 1 << 20
 
 # The arrays of one project, in file order: (name, numpy dtype) of each fixed-width section.
 _STRING_SECTIONS = ("documents", "pids", "ids", "vocabulary")
@@ -261,37 +262,43 @@ def open_snapshot(data_dir: str | os.PathLike[str]) -> Snapshot:
     path = snapshot_path(root)
     try:
         with path.open("rb") as file:
-            size = os.fstat(file.fileno()).st_size
-            if size < PRELUDE_SIZE:
-                raise SnapshotUnusable(f"{path} is truncated")
+            header = _verified_header(path, file)
             mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     except FileNotFoundError:
         raise SnapshotUnusable(f"there is no snapshot ({path})") from None
     except OSError as error:
         raise SnapshotUnusable(f"{path} cannot be read: {error.strerror or error}") from None
-    header = _verified_header(path, mapped)
     _check_files(root, header)
     view = memoryview(mapped)
     tables = {key: _mapped_table(view, entry["shortcode"], entry) for key, entry in header["projects"].items()}
     return Snapshot(data_version=header["data_version"], tables=tables)
 
 
-def _verified_header(path: Path, mapped: mmap.mmap) -> dict[str, Any]:
-    magic, version, _, body_length, header_length, checksum = _PRELUDE.unpack_from(mapped, 0)
+def _verified_header(path: Path, file: io.BufferedReader) -> dict[str, Any]:
+    """The header of a complete, undamaged snapshot of this format and svc version.
+
+    The checksum is computed by reading, not through the map: the pages land
+    in the page cache for the workers, not in this process's memory.
+    """
+    size = os.fstat(file.fileno()).st_size
+    prelude = file.read(PRELUDE_SIZE)
+    if len(prelude) < PRELUDE_SIZE:
+        raise SnapshotUnusable(f"{path} is truncated")
+    magic, version, _, body_length, header_length, checksum = _PRELUDE.unpack_from(prelude)
     if magic != MAGIC:
         raise SnapshotUnusable(f"{path} is not an svc snapshot")
     if version != FORMAT:
         raise SnapshotUnusable(f"{path} has format {version}, this svc reads format {FORMAT}")
-    if PRELUDE_SIZE + body_length + header_length != len(mapped):
+    if PRELUDE_SIZE + body_length + header_length != size:
         raise SnapshotUnusable(f"{path} is truncated or has extra bytes")
     digest = hashlib.blake2b(digest_size=16)
-    view = memoryview(mapped)
-    for start in range(PRELUDE_SIZE, len(mapped), _CHUNK):
-        digest.update(view[start : min(start + _CHUNK, len(mapped))])
-    view.release()
+    chunk = bytearray(_CHUNK)
+    while read := file.readinto(chunk):
+        digest.update(memoryview(chunk)[:read])
     if digest.digest() != checksum:
         raise SnapshotUnusable(f"{path} is damaged (checksum mismatch)")
-    header = json.loads(mapped[PRELUDE_SIZE + body_length :])
+    file.seek(PRELUDE_SIZE + body_length)
+    header = json.loads(file.read(header_length))
     if header["svc"] != svc_version():
         raise SnapshotUnusable(f"{path} was written by svc {header['svc']}, this is svc {svc_version()}")
     return header
