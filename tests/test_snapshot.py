@@ -21,6 +21,7 @@ import pytest
 
 from catalog.domain import snapshot
 from catalog.domain.loader import load_catalog
+from catalog.domain.record_search import ProjectRecordIndex, RecordQuery, build_record_indexes, search_records
 from svc_site.middleware import DATA_VERSION_HEADER
 from tests.conftest import SAMPLE_DIR, run_svc, start_server, stop_server
 
@@ -196,3 +197,25 @@ def test_a_reload_opens_the_new_snapshot(data_dir: Path) -> None:
         output = stop_server(server)
     assert output.count(USED) == 2 and snapshot_warnings(output) == []
     assert status == 200 and b"The 1000 records of the research project" in body
+
+
+def test_every_record_table_and_index_equals_the_json_one(data_dir: Path) -> None:
+    (data_dir / "records" / "08A2-records.json").write_text("[]")  # an empty records file stays an empty table
+    assert run_svc("stamp", str(data_dir)).returncode == 0
+    mapped, loaded = snapshot.open_catalog(data_dir), load_catalog(data_dir)
+    assert mapped.data_version == loaded.data_version
+    assert list(mapped.records) == list(loaded.records) and len(mapped.records["08a2"]) == 0
+    mapped_indexes = build_record_indexes(mapped.records)
+    for key, table in loaded.records.items():
+        other = mapped.records[key]
+        assert [other.document(i) for i in range(len(other))] == [table.document(i) for i in range(len(table))]
+        assert (list(other.pids), list(other.ids), other.datestamps) == (
+            list(table.pids),
+            list(table.ids),
+            table.datestamps,
+        )
+        index = ProjectRecordIndex.build(table)
+        for text in ("", "urkunde", "chur 8", "zzzz"):
+            for sort in RecordQuery.SORTS:
+                query = RecordQuery(text=text, sort=sort)
+                assert search_records(mapped_indexes[key], query) == search_records(index, query), (key, text, sort)

@@ -183,7 +183,7 @@ class SnapshotWriter:
         self.temporary.unlink(missing_ok=True)
 
     def add(self, project: Project, table: RecordTable | None) -> None:
-        if table is not None and len(table):
+        if table is not None:
             self.projects[project.key] = _write_project(self.body, table, ProjectRecordIndex.build(table))
 
     def commit(self) -> Path:
