@@ -8,11 +8,13 @@ server says so once, as a WARNING naming `svc stamp`, and serves the JSON.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import shutil
 import signal
+import struct
 import time
 import urllib.request
 from pathlib import Path
@@ -219,3 +221,23 @@ def test_every_record_table_and_index_equals_the_json_one(data_dir: Path) -> Non
             for sort in RecordQuery.SORTS:
                 query = RecordQuery(text=text, sort=sort)
                 assert search_records(mapped_indexes[key], query) == search_records(index, query), (key, text, sort)
+
+
+def test_a_sound_file_with_a_header_of_another_layout_is_not_used(
+    data_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Checksum and format number right, header not what this svc writes: rejected whole, not a crash."""
+    path = data_dir / snapshot.SNAPSHOT_PATH
+    raw = path.read_bytes()
+    prelude = struct.Struct("<8sIIQQ16s")  # the layout docs/snapshot.md gives
+    magic, format_number, _, body_length, _, _ = prelude.unpack_from(raw)
+    body = raw[snapshot.PRELUDE_SIZE : snapshot.PRELUDE_SIZE + body_length]
+    header = json.dumps({"svc": snapshot.svc_version(), "projects": {"08a1": {}}}).encode()
+    checksum = hashlib.blake2b(body + header, digest_size=16).digest()
+    new_prelude = prelude.pack(magic, format_number, 0, body_length, len(header), checksum)
+    path.write_bytes(new_prelude.ljust(snapshot.PRELUDE_SIZE, b"\0") + body + header)
+    with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
+        catalog = snapshot.open_catalog(data_dir)
+    [warning] = [record.getMessage() for record in caplog.records]
+    assert "does not have the layout of format 1" in warning
+    assert catalog.record_count == load_catalog(data_dir).record_count

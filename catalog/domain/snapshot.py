@@ -268,10 +268,13 @@ def open_snapshot(data_dir: str | os.PathLike[str]) -> Snapshot:
         raise SnapshotUnusable(f"there is no snapshot ({path})") from None
     except OSError as error:
         raise SnapshotUnusable(f"{path} cannot be read: {error.strerror or error}") from None
-    _check_files(root, header)
-    view = memoryview(mapped)
-    tables = {key: _mapped_table(view, entry["shortcode"], entry) for key, entry in header["projects"].items()}
-    return Snapshot(data_version=header["data_version"], tables=tables)
+    try:
+        _check_files(root, header)
+        view = memoryview(mapped)
+        tables = {key: _mapped_table(view, entry["shortcode"], entry) for key, entry in header["projects"].items()}
+        return Snapshot(data_version=header["data_version"], tables=tables)
+    except (KeyError, TypeError, ValueError) as error:  # a sound checksum over a header this svc cannot read
+        raise SnapshotUnusable(f"{path} does not have the layout of format {FORMAT}: {error!r}") from None
 
 
 def _verified_header(path: Path, file: io.BufferedReader) -> dict[str, Any]:
@@ -298,9 +301,13 @@ def _verified_header(path: Path, file: io.BufferedReader) -> dict[str, Any]:
     if digest.digest() != checksum:
         raise SnapshotUnusable(f"{path} is damaged (checksum mismatch)")
     file.seek(PRELUDE_SIZE + body_length)
-    header = json.loads(file.read(header_length))
-    if header["svc"] != svc_version():
-        raise SnapshotUnusable(f"{path} was written by svc {header['svc']}, this is svc {svc_version()}")
+    try:
+        header = json.loads(file.read(header_length))
+        written_by = header["svc"]
+    except (ValueError, KeyError, TypeError):
+        raise SnapshotUnusable(f"{path} does not have the layout of format {FORMAT}") from None
+    if written_by != svc_version():
+        raise SnapshotUnusable(f"{path} was written by svc {written_by}, this is svc {svc_version()}")
     return header
 
 
