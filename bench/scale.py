@@ -210,8 +210,9 @@ def plot(runs: list[dict[str, Any]], path: Path) -> None:
 
     records = [run["records"] for run in runs]
     figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
-    left.plot(records, [run["startup_seconds"] for run in runs], "o-", label="svc serve, snapshot")
-    left.plot(records, [run["stamp"]["cpu_seconds"] for run in runs], "s--", label="svc stamp (CPU)")
+    left.plot(records, [run["startup_seconds"] for run in runs], "o-", label="svc serve to first 200 (wall)")
+    left.plot(records, [run["startup_master_cpu_seconds"] for run in runs], "o--", label="svc serve, master CPU")
+    left.plot(records, [run["stamp"]["cpu_seconds"] for run in runs], "s:", label="svc stamp CPU")
     left.set(xscale="log", xlabel="records", ylabel="seconds", title="Start-up and stamp")
     right.plot(records, [run["memory"]["pss_mib"] for run in runs], "o-", label="PSS total")
     right.plot(records, [run["memory"]["pss_anon_mib"] for run in runs], "s--", label="PSS anonymous")
@@ -230,13 +231,17 @@ def count_records(data_dir: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("data_dirs", type=Path, nargs="+")
+    parser.add_argument("data_dirs", type=Path, nargs="*")
     parser.add_argument("--duration", type=int, default=4, help="seconds per wrk run (default 4)")
     parser.add_argument("--rounds", type=int, default=2, help="wrk runs per URL, median reported (default 2)")
     parser.add_argument("--harvest-seconds", type=float, default=20, help="length of the harvest (default 20)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--plot", type=Path, help="write the PNG plot here")
+    parser.add_argument("--replot", type=Path, metavar="JSON", help="only plot the runs of an earlier --json")
     args = parser.parse_args(argv)
+    if args.replot:
+        plot(json.loads(args.replot.read_text()), args.plot or Path("scale.png"))
+        return 0
     runs = []
     with tempfile.TemporaryDirectory(prefix="svc-scale-") as scratch:
         (Path(scratch) / "report.lua").write_text(WRK_REPORT_LUA)
