@@ -44,7 +44,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from catalog.domain.loader import data_files, fold_into_version, load_catalog, version_digest
+from catalog.domain.loader import check_data_dir, data_files, fold_into_version, load_catalog, version_digest
 from catalog.domain.model import Catalog, Project, RecordTable, _Strings
 from catalog.domain.record_search import IndexedRecordTable, ProjectRecordIndex
 
@@ -167,6 +167,8 @@ class SnapshotWriter:
         self.root = Path(data_dir)
         self.path = snapshot_path(self.root)
         self.files = _file_states(self.root)
+        # Before the tables are read: a file edited while stamping then leaves the snapshot unused, never wrong.
+        self.data_version = _data_version(self.root, (name for name, _, _ in self.files))
         self.projects: dict[str, Any] = {}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".snapshot-", dir=self.path.parent)
@@ -190,7 +192,7 @@ class SnapshotWriter:
         header = json.dumps(
             {
                 "svc": svc_version(),
-                "data_version": _data_version(self.root, (name for name, _, _ in self.files)),
+                "data_version": self.data_version,
                 "files": self.files,
                 "projects": self.projects,
             },
@@ -375,6 +377,7 @@ def open_catalog(data_dir: str | os.PathLike[str]) -> Catalog:
     from their JSON files. Without a usable snapshot, one WARNING says why
     and how to make one, and everything is loaded as :func:`load_catalog` does.
     """
+    check_data_dir(Path(data_dir))  # no directory: that error alone, not a word about its snapshot
     try:
         snapshot = open_snapshot(data_dir)
     except SnapshotUnusable as reason:
