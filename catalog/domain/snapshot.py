@@ -236,12 +236,18 @@ def passing_into_snapshot(
 
 
 class _MappedStrings(_Strings):
-    """Strings packed in a mapped file: a blob and its offsets, both views on the map."""
+    """Strings packed in a mapped file: the map (sliced directly, the quickest way to bytes), where
+    the blob starts in it, and the blob's offsets as a view on the map."""
 
-    __slots__ = ()
+    __slots__ = ("_start",)
+
+    def __init__(self, mapped: mmap.mmap, start: int, offsets: memoryview) -> None:
+        super().__init__(mapped, offsets)  # type: ignore[arg-type]
+        self._start = start
 
     def raw(self, index: int) -> bytes:
-        return bytes(self._blob[self._offsets[index] : self._offsets[index + 1]])
+        start, offsets = self._start, self._offsets
+        return self._blob[start + offsets[index] : start + offsets[index + 1]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -272,8 +278,7 @@ def open_snapshot(data_dir: str | os.PathLike[str]) -> Snapshot:
         raise SnapshotUnusable(f"{path} cannot be read: {error.strerror or error}") from None
     try:
         _check_files(root, header)
-        view = memoryview(mapped)
-        tables = {key: _mapped_table(view, entry["shortcode"], entry) for key, entry in header["projects"].items()}
+        tables = {key: _mapped_table(mapped, entry["shortcode"], entry) for key, entry in header["projects"].items()}
         return Snapshot(data_version=header["data_version"], tables=tables)
     except (KeyError, TypeError, ValueError) as error:  # a sound checksum over a header this svc cannot read
         raise SnapshotUnusable(f"{path} does not have the layout of format {FORMAT}: {error!r}") from None
@@ -334,15 +339,16 @@ def _check_files(root: Path, header: dict[str, Any]) -> None:
         raise SnapshotUnusable("the data changed since it was written (same sizes, other contents)")
 
 
-def _mapped_table(view: memoryview, shortcode: str, entry: dict[str, Any]) -> IndexedRecordTable:
+def _mapped_table(mapped: mmap.mmap, shortcode: str, entry: dict[str, Any]) -> IndexedRecordTable:
     sections = entry["sections"]
+    view = memoryview(mapped)
 
     def part(name: str) -> memoryview:
         start, length = sections[name]
         return view[start + PRELUDE_SIZE : start + PRELUDE_SIZE + length]
 
     def strings(name: str) -> _MappedStrings:
-        return _MappedStrings(part(name), part(name + ".offsets").cast("Q"))  # type: ignore[arg-type]
+        return _MappedStrings(mapped, sections[name][0] + PRELUDE_SIZE, part(name + ".offsets").cast("Q"))
 
     def numbers(name: str) -> np.ndarray:
         return np.frombuffer(part(name), dtype=_ARRAY_SECTIONS[name])
