@@ -18,8 +18,9 @@ from typing import Any
 from django.conf import settings
 
 from catalog.domain import ledger
-from catalog.domain.loader import DataDirError, check_data_dir, check_holds_data, load_catalog, shrinkage
+from catalog.domain.loader import DataDirError, check_data_dir, check_holds_data, shrinkage
 from catalog.domain.model import Catalog
+from catalog.domain.snapshot import open_catalog
 from validation.checks import ENTITY_KINDS
 from validation.schema import schemas
 
@@ -77,7 +78,7 @@ def load() -> Catalog:
     """Read the configured data directory (raises ``DataDirError`` if it is unusable), traced."""
     data_dir = settings.SVC.data_dir
     with span("catalog.load", **{"svc.data_dir": str(data_dir)}) as load_span:
-        catalog = with_ledger(load_catalog(data_dir, conforms=_conforms))
+        catalog = with_ledger(open_catalog(data_dir, conforms=_conforms))
         load_span.set_attribute("svc.data_version", catalog.data_version)
         load_span.set_attribute("svc.catalog.problems", len(catalog.problems))
         for kind, count in catalog.counts().items():

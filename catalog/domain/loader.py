@@ -133,7 +133,7 @@ class _Reader:
     def __init__(self, data_dir: Path, conforms: Conforms | None = None) -> None:
         self.data_dir = data_dir
         self.conforms = conforms
-        self.digest = hashlib.blake2b(digest_size=12)
+        self.digest = version_digest()
         self.problems: list[LoadProblem] = []
 
     def relative(self, path: Path) -> str:
@@ -162,10 +162,7 @@ class _Reader:
         except (OSError, UnicodeDecodeError) as error:
             self.problem(path, f"cannot read: {getattr(error, 'strerror', None) or error}")
             return None
-        # Three updates, not one concatenation: no copy of a gigabyte-sized file.
-        self.digest.update(self.relative(path).encode() + b"\0")
-        self.digest.update(data)
-        self.digest.update(b"\0")
+        fold_into_version(self.digest, self.relative(path), data)
         return text
 
     def objects(self, path: Path) -> Iterator[Mapping[str, Any]]:
@@ -271,6 +268,28 @@ class _Reader:
 def entity_file_too_large(size: int) -> str:
     """Why an entity file of ``size`` bytes is not read (the loader's WARNING, the validator's finding)."""
     return f"{size} bytes, more than the {MAX_ENTITY_FILE_BYTES} bytes (16 MiB) an entity file may hold"
+
+
+def version_digest() -> Any:
+    """A fresh data-version hash: :func:`fold_into_version` each file into it, in :func:`data_files` order."""
+    return hashlib.blake2b(digest_size=12)
+
+
+def fold_into_version(digest: Any, name: str, data: bytes) -> None:
+    """Add one file (its path relative to the data directory, its bytes) to a data version being computed.
+
+    Three updates, not one concatenation: no copy of a gigabyte-sized file.
+    """
+    digest.update(name.encode() + b"\0")
+    digest.update(data)
+    digest.update(b"\0")
+
+
+def data_files(data_dir: str | os.PathLike[str]) -> list[Path]:
+    """The files :func:`load_catalog` reads, in the order it reads them (the order of the data version)."""
+    root = Path(data_dir)
+    files = [path for kind in ENTITY_DIRS for path in json_files(root / kind)]
+    return files + [root / name for name in OPTIONAL_FILES if (root / name).is_file()]
 
 
 def _reason(error: BaseException) -> str:
@@ -381,7 +400,8 @@ def load_catalog(
         project_by_key=MappingProxyType(project_by_key),
         **_reverse_indexes(projects, persons, organizations, clusters, collections),
     )
-    logger.info("loaded %s from %s", ", ".join(f"{n} {kind}" for kind, n in catalog.counts().items()), root)
+    if with_records:
+        logger.info("loaded %s from %s", ", ".join(f"{n} {kind}" for kind, n in catalog.counts().items()), root)
     return catalog
 
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import ClassVar
 
 import numpy as np
@@ -72,9 +74,10 @@ SEARCHED_FIELDS = ("label", "description", "keywords", "typeOfData", "publisher"
 
 def record_words(record: Mapping[str, object], pid: str) -> set[str]:
     """The normalised words a record is found by: its text fields and the last part of its pid."""
-    found = {word for name in SEARCHED_FIELDS for text in _texts(record.get(name)) for word in words(text)}
-    found.update(words(pid.rpartition("/")[2]))
-    return found
+    texts = [text for name in SEARCHED_FIELDS for text in _texts(record.get(name))]
+    texts.append(pid.rpartition("/")[2])
+    # One pass over the texts joined: a space ends every word, so the words are those of each text.
+    return set(words(" ".join(texts)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,23 +92,28 @@ class ProjectRecordIndex:
 
     @classmethod
     def build(cls, table: RecordTable) -> ProjectRecordIndex:
-        postings_of: dict[str, list[int]] = {}
+        # Words and their records go into two flat lists (C-level extends, one string object per
+        # distinct word); numpy then groups them by word, keeping each word's records in order.
+        distinct: dict[str, str] = {}
+        same_word = distinct.setdefault
+        found_words: list[str] = []
+        found_in = array("i")
         labels: list[tuple[tuple[object, ...], int]] = []
         dates = np.empty(len(table), dtype=np.int64)
         for position in range(len(table)):
             record = json.loads(table.document(position))
-            for word in record_words(record, table.pids[position]):
-                postings_of.setdefault(word, []).append(position)
+            found = record_words(record, table.pids[position])
+            found_words.extend(map(same_word, found, found))
+            found_in.extend(repeat(position, len(found)))
             labels.append((natural_key(record_label(record)), position))
             stamp = parse_timestamp(record_date(record))
             dates[position] = _NO_DATE if stamp is None else stamp
-        vocabulary = sorted(postings_of)
-        counts = np.fromiter((len(postings_of[word]) for word in vocabulary), dtype=np.int64, count=len(vocabulary))
+        vocabulary = sorted(distinct)
+        rank = {word: number for number, word in enumerate(vocabulary)}
+        word_numbers = np.fromiter(map(rank.__getitem__, found_words), dtype=np.int32, count=len(found_words))
         starts = np.zeros(len(vocabulary) + 1, dtype=np.int64)
-        np.cumsum(counts, out=starts[1:])
-        postings = np.fromiter(
-            (position for word in vocabulary for position in postings_of[word]), dtype=np.int32, count=int(starts[-1])
-        )
+        np.cumsum(np.bincount(word_numbers, minlength=len(vocabulary)), out=starts[1:])
+        postings = np.frombuffer(found_in, dtype=np.int32)[np.argsort(word_numbers, kind="stable")]
         labels.sort()
         dated = np.flatnonzero(dates != _NO_DATE)
         by_date = np.concatenate([dated[np.argsort(dates[dated], kind="stable")], np.flatnonzero(dates == _NO_DATE)])
@@ -113,7 +121,7 @@ class ProjectRecordIndex:
             size=len(table),
             vocabulary=_Strings.pack([word.encode() for word in vocabulary]),
             starts=starts,
-            postings=postings,
+            postings=postings.astype(np.int32),
             by_label=np.fromiter((position for _, position in labels), dtype=np.int32, count=len(labels)),
             by_date=by_date.astype(np.int32),
             dated=len(dated),
@@ -190,6 +198,19 @@ def highlight(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], 
     return tuple(parts)
 
 
+class IndexedRecordTable(RecordTable):
+    """A record table that comes with its search index already built (a snapshot's, :mod:`catalog.domain.snapshot`)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, table: RecordTable, index: ProjectRecordIndex) -> None:
+        super().__init__(table.shortcode, table._documents, table.pids, table.ids, table.datestamps)
+        self.index = index
+
+
 def build_record_indexes(tables: Mapping[str, RecordTable]) -> dict[str, ProjectRecordIndex]:
-    """The index of every project's records, by project key."""
-    return {key: ProjectRecordIndex.build(table) for key, table in tables.items()}
+    """The index of every project's records, by project key (a table that brings its own is not indexed again)."""
+    return {
+        key: table.index if isinstance(table, IndexedRecordTable) else ProjectRecordIndex.build(table)
+        for key, table in tables.items()
+    }

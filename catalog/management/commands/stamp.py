@@ -13,13 +13,15 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from catalog.domain import ledger
 from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog
+from catalog.domain.snapshot import passing_into_snapshot
 from oaipmh.changes import ledger_items
 
 
 class Command(BaseCommand):
     help = (
         "Compare a data directory with its change ledger (<data_dir>/.svc/ledger.tsv) and update it: "
-        "fingerprints, first-seen and last-changed times, tombstones of withdrawn items. "
+        "fingerprints, first-seen and last-changed times, tombstones of withdrawn items; and write the snapshot "
+        "of the records and their search index that svc serve opens (<data_dir>/.svc/snapshot.bin). "
         "Prints 'added N, changed N, deleted N, unchanged N'. Exit 0, or 2 if the data directory does not "
         "load cleanly (the ledger is then left untouched)."
     )
@@ -38,7 +40,9 @@ class Command(BaseCommand):
         if catalog.problems:
             reasons = "; ".join(f"{problem.path}: {problem.reason}" for problem in catalog.problems[:5])
             self._refuse(f"{len(catalog.problems)} problem(s) loading {data_dir}: {reasons}")
-        items = ledger_items(catalog, iter_record_tables(data_dir, catalog.projects))
+        tables = iter_record_tables(data_dir, catalog.projects)
+        # The same single pass writes the snapshot svc serve opens (docs/snapshot.md).
+        items = ledger_items(catalog, tables if dry_run else passing_into_snapshot(data_dir, tables))
         try:
             summary = ledger.stamp(data_dir, items, int(time.time()), dry_run=dry_run)
         except DataDirError as error:

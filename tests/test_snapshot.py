@@ -1,0 +1,243 @@
+"""The snapshot `svc stamp` writes (.svc/snapshot.bin) and `svc serve` opens: used only when it matches the data.
+
+Every case runs the real CLI and a real server: the answers served from a
+snapshot are the answers served from the JSON files, and a snapshot that is
+missing, stale, damaged, truncated or of another format is never used — the
+server says so once, as a WARNING naming `svc stamp`, and serves the JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import signal
+import struct
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from catalog.domain import snapshot
+from catalog.domain.loader import load_catalog
+from catalog.domain.record_search import ProjectRecordIndex, RecordQuery, build_record_indexes, search_records
+from svc_site.middleware import DATA_VERSION_HEADER
+from tests.conftest import SAMPLE_DIR, run_svc, start_server, stop_server
+
+SHORTCODE = "08A1"  # the sample project with the most records
+RECORDS = Path("records") / f"{SHORTCODE}-records.json"
+USED = "(records from its snapshot)"
+NOT_USED = "snapshot not used"
+PATHS = (
+    f"/projects/{SHORTCODE}/records",
+    f"/projects/{SHORTCODE}/records?q=urkunde+chur",
+    f"/projects/{SHORTCODE}/records?q=bischof&sort=newest&page=2",
+    f"/projects/{SHORTCODE}/records?sort=label-desc",
+    f"/projects/{SHORTCODE}/records?q=zzzznothing",
+    f"/api/v2/projects/{SHORTCODE}",
+)
+
+
+@pytest.fixture(scope="module")
+def stamped_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data_dir = tmp_path_factory.mktemp("snapshot") / "data"
+    shutil.copytree(SAMPLE_DIR, data_dir)
+    result = run_svc("stamp", str(data_dir))
+    assert result.returncode == 0, result.stderr
+    return data_dir
+
+
+@pytest.fixture
+def data_dir(stamped_dir: Path, tmp_path: Path) -> Path:
+    """A stamped copy of the sample data (file times kept) that a test may change."""
+    copy = tmp_path / "data"
+    shutil.copytree(stamped_dir, copy)
+    return copy
+
+
+def get(url: str) -> tuple[int, bytes, str | None]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read(), response.headers.get(DATA_VERSION_HEADER)
+    except urllib.error.HTTPError as error:
+        return error.code, error.read(), error.headers.get(DATA_VERSION_HEADER)
+
+
+def answers(data_dir: Path, paths: tuple[str, ...] = PATHS) -> tuple[list[tuple[int, bytes, str | None]], str]:
+    """Each path's status, body (its own origin left out) and data version, and the server's output."""
+    server = start_server(data_dir)
+    try:
+        found = [get(server.base_url + path) for path in paths]
+        found = [(status, body.replace(server.base_url.encode(), b""), version) for status, body, version in found]
+    finally:
+        output = stop_server(server)
+    return found, output
+
+
+def snapshot_warnings(output: str) -> list[str]:
+    return [line for line in output.splitlines() if NOT_USED in line]
+
+
+def test_serving_from_the_snapshot_answers_as_serving_from_json(stamped_dir: Path, tmp_path: Path) -> None:
+    from_snapshot, output = answers(stamped_dir)
+    assert USED in output and snapshot_warnings(output) == []
+
+    unstamped = tmp_path / "data"
+    shutil.copytree(stamped_dir, unstamped)
+    (unstamped / snapshot.SNAPSHOT_PATH).unlink()
+    from_json, json_output = answers(unstamped)
+    assert USED not in json_output
+
+    assert from_snapshot == from_json
+    assert [status for status, _, _ in from_snapshot] == [200, 200, 200, 200, 200, 200]
+    assert {version for _, _, version in from_snapshot} == {load_catalog(stamped_dir).data_version}
+
+
+def test_without_a_snapshot_one_warning_names_svc_stamp(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    shutil.copytree(SAMPLE_DIR, data_dir)
+    [(status, _, _)], output = answers(data_dir, (f"/projects/{SHORTCODE}/records?q=urkunde",))
+    assert status == 200
+    [warning] = snapshot_warnings(output)
+    assert "WARN" in warning and "there is no snapshot" in warning and f"svc stamp {data_dir}" in warning
+
+
+def _rewrite_records(data_dir: Path, keep: slice) -> None:
+    path = data_dir / RECORDS
+    path.write_text(json.dumps(json.loads(path.read_text())[keep]))
+
+
+def test_changed_data_is_served_from_json_not_from_the_stale_snapshot(data_dir: Path) -> None:
+    _rewrite_records(data_dir, slice(0, 10))
+    [(status, body, version)], output = answers(data_dir, (f"/projects/{SHORTCODE}/records",))
+    [warning] = snapshot_warnings(output)
+    assert f"the data changed since it was written ({RECORDS.as_posix()})" in warning
+    assert version == load_catalog(data_dir).data_version
+    assert status == 200 and b"The 10 records of the research project" in body
+
+
+def test_same_sizes_other_contents_is_stale(data_dir: Path) -> None:
+    path = data_dir / RECORDS
+    text = path.read_text()
+    path.write_text(text.replace("Urkunde 002", "Urkunde 003", 1))
+    assert path.stat().st_size == len(text.encode())
+    _, output = answers(data_dir, ("/healthz",))
+    [warning] = snapshot_warnings(output)
+    assert "same sizes, other contents" in warning
+
+
+def test_a_copy_with_new_file_times_still_uses_the_snapshot(data_dir: Path) -> None:
+    for path in (data_dir / "records").iterdir():
+        os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    _, output = answers(data_dir, ("/healthz",))
+    assert USED in output and snapshot_warnings(output) == []
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda raw: raw[: len(raw) // 2], "is truncated or has extra bytes"),
+        (lambda raw: raw[:10], "is truncated"),
+        (lambda raw: raw[:200] + bytes([raw[200] ^ 1]) + raw[201:], "is damaged (checksum mismatch)"),
+        (lambda raw: raw[:8] + (99).to_bytes(4, "little") + raw[12:], "has format 99, this svc reads format 1"),
+        (lambda raw: b"not a snapshot" + raw[14:], "is not an svc snapshot"),
+    ],
+    ids=["half", "ten-bytes", "bit-flip", "other-format", "other-file"],
+)
+def test_a_broken_snapshot_is_never_served(data_dir: Path, damage, reason: str) -> None:
+    path = data_dir / snapshot.SNAPSHOT_PATH
+    path.write_bytes(damage(path.read_bytes()))
+    [(status, body, _)], output = answers(data_dir, (f"/projects/{SHORTCODE}/records?q=urkunde",))
+    [warning] = snapshot_warnings(output)
+    assert reason in warning
+    assert status == 200 and b"Urkunde" in body
+    assert "Traceback" not in output
+
+
+def test_a_snapshot_of_another_svc_version_is_not_used(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(snapshot, "svc_version", lambda: "0.0.0-other")
+    with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
+        catalog = snapshot.open_catalog(data_dir)
+    [warning] = [record.getMessage() for record in caplog.records]
+    assert "was written by svc" in warning and "this is svc 0.0.0-other" in warning
+    assert catalog.data_version == load_catalog(data_dir).data_version
+
+
+def test_validate_needs_no_snapshot(data_dir: Path) -> None:
+    (data_dir / snapshot.SNAPSHOT_PATH).write_bytes(b"garbage")
+    result = run_svc("validate", str(data_dir))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "snapshot" not in result.stdout + result.stderr
+
+
+def test_a_dry_run_writes_no_snapshot(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    shutil.copytree(SAMPLE_DIR, data_dir)
+    assert run_svc("stamp", "--dry-run", str(data_dir)).returncode == 0
+    assert not (data_dir / snapshot.SNAPSHOT_PATH).exists()
+
+
+def test_a_reload_opens_the_new_snapshot(data_dir: Path) -> None:
+    server = start_server(data_dir)
+    try:
+        _rewrite_records(data_dir, slice(0, 1000))
+        assert run_svc("stamp", str(data_dir)).returncode == 0
+        server.process.send_signal(signal.SIGHUP)
+        expected = load_catalog(data_dir).data_version
+        server.wait_for_output(f"reloaded data version {expected}")
+        deadline = time.monotonic() + 30
+        while (answer := get(server.base_url + f"/projects/{SHORTCODE}/records"))[2] != expected:
+            assert time.monotonic() < deadline, "the old workers never stopped"  # they finish, then exit
+            time.sleep(0.1)
+        status, body, _ = answer
+    finally:
+        output = stop_server(server)
+    assert output.count(USED) == 2 and snapshot_warnings(output) == []
+    assert status == 200 and b"The 1000 records of the research project" in body
+
+
+def test_every_record_table_and_index_equals_the_json_one(data_dir: Path) -> None:
+    (data_dir / "records" / "08A2-records.json").write_text("[]")  # an empty records file stays an empty table
+    assert run_svc("stamp", str(data_dir)).returncode == 0
+    mapped, loaded = snapshot.open_catalog(data_dir), load_catalog(data_dir)
+    assert mapped.data_version == loaded.data_version
+    assert list(mapped.records) == list(loaded.records) and len(mapped.records["08a2"]) == 0
+    mapped_indexes = build_record_indexes(mapped.records)
+    for key, table in loaded.records.items():
+        other = mapped.records[key]
+        assert [other.document(i) for i in range(len(other))] == [table.document(i) for i in range(len(table))]
+        assert (list(other.pids), list(other.ids), other.datestamps) == (
+            list(table.pids),
+            list(table.ids),
+            table.datestamps,
+        )
+        index = ProjectRecordIndex.build(table)
+        for text in ("", "urkunde", "chur 8", "zzzz"):
+            for sort in RecordQuery.SORTS:
+                query = RecordQuery(text=text, sort=sort)
+                assert search_records(mapped_indexes[key], query) == search_records(index, query), (key, text, sort)
+
+
+def test_a_sound_file_with_a_header_of_another_layout_is_not_used(
+    data_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Checksum and format number right, header not what this svc writes: rejected whole, not a crash."""
+    path = data_dir / snapshot.SNAPSHOT_PATH
+    raw = path.read_bytes()
+    prelude = struct.Struct("<8sIIQQ16s")  # the layout docs/snapshot.md gives
+    magic, format_number, _, body_length, _, _ = prelude.unpack_from(raw)
+    body = raw[snapshot.PRELUDE_SIZE : snapshot.PRELUDE_SIZE + body_length]
+    header = json.dumps({"svc": snapshot.svc_version(), "projects": {"08a1": {}}}).encode()
+    checksum = hashlib.blake2b(body + header, digest_size=16).digest()
+    new_prelude = prelude.pack(magic, format_number, 0, body_length, len(header), checksum)
+    path.write_bytes(new_prelude.ljust(snapshot.PRELUDE_SIZE, b"\0") + body + header)
+    with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
+        catalog = snapshot.open_catalog(data_dir)
+    [warning] = [record.getMessage() for record in caplog.records]
+    assert "does not have the layout of format 1" in warning
+    assert catalog.record_count == load_catalog(data_dir).record_count
