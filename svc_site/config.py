@@ -75,6 +75,7 @@ class Config:
     env: str
     workers: int
     reload_max_shrink: float
+    accept_shrink: bool
     allowed_hosts: tuple[str, ...]
     http_max_age: int
     http_stale_while_revalidate: int
@@ -274,5 +275,6 @@ def load_config(environ_map: Mapping[str, str] | None = None) -> tuple[Config, l
         http_max_age=read.integer("SVC_HTTP_MAX_AGE", 60, minimum=0),
         http_stale_while_revalidate=read.integer("SVC_HTTP_STALE_WHILE_REVALIDATE", 600, minimum=0),
         reload_max_shrink=_share("SVC_RELOAD_MAX_SHRINK", read.number("SVC_RELOAD_MAX_SHRINK", 0.5)),
+        accept_shrink=read.flag("SVC_ACCEPT_SHRINK", False),
     )
     return config, read.names

@@ -28,9 +28,12 @@ class Command(BaseCommand):
             ) from None
         telemetry.start_master(config)
         try:
-            runtime.get_catalog()
+            catalog = runtime.get_catalog()
         except DataDirError as error:
             raise CommandError(str(error)) from None
+        refusal = runtime.start_refusal(catalog)
+        if refusal:
+            raise CommandError(refusal)
 
         # A fresh clone has no built assets yet; an image has them built in.
         ensure_built()
