@@ -102,8 +102,15 @@ _responses = BytesLRU()
 MAX_KEY_LENGTH = 2048  # requests with longer arguments are not cached
 
 
-def respond(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: OaiSettings) -> bytes:
+def respond(
+    arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: OaiSettings, moment: int | None = None
+) -> bytes:
     """The complete response body for one request.
+
+    ``moment`` is the second the request arrived, when ``catalog`` was chosen
+    for it: the responseDate. Taken then rather than after rendering, no
+    answer from a release is dated after the moment the next one is served
+    from (the guarantee of docs/oai-pmh.md, "Incremental harvesting").
 
     Cached by the arguments in name order (``?a=1&b=2`` and ``?b=2&a=1`` are
     one request); malformed requests (badVerb, badArgument) are answered
@@ -118,7 +125,7 @@ def respond(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: Oa
         )
     else:
         rest = _render(arguments, catalog, config)
-    return _dated(rest)
+    return _dated(rest, moment)
 
 
 def bad_argument(message: str, config: OaiSettings) -> bytes:
@@ -126,9 +133,10 @@ def bad_argument(message: str, config: OaiSettings) -> bytes:
     return _dated(_response(_request_element(config), _errors((OaiError("badArgument", message),))))
 
 
-def _dated(rest: bytes) -> bytes:
-    """The whole response: the head with this second's responseDate, then ``rest``."""
-    return b"".join((XML_HEAD, b"<responseDate>", now_datestamp().encode(), b"</responseDate>\n", rest))
+def _dated(rest: bytes, moment: int | None = None) -> bytes:
+    """The whole response: the head with the responseDate (``moment``, or this second), then ``rest``."""
+    date = now_datestamp() if moment is None else format_datestamp(moment)
+    return b"".join((XML_HEAD, b"<responseDate>", date.encode(), b"</responseDate>\n", rest))
 
 
 def _well_formed(arguments: Mapping[str, Sequence[str]]) -> bool:

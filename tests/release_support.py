@@ -204,3 +204,116 @@ def every_record(data_dir: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     for path in sorted((data_dir / "records").glob("*-records.json")):
         for record in json.loads(path.read_text(encoding="utf-8")):
             yield path.name.split("-")[0], record
+
+
+def make_corpus(destination: Path, records: int) -> None:
+    """A generated data directory (bench/make_corpus.py) of ``records`` records."""
+    script = Path(__file__).resolve().parent.parent / "bench" / "make_corpus.py"
+    subprocess.run([sys.executable, str(script), str(destination), "--records", str(records)], check=True, timeout=900)
+
+
+def largest_records_file(data_dir: Path) -> str:
+    """The shortcode of the project with the most records."""
+    path = max((data_dir / "records").glob("*-records.json"), key=lambda path: path.stat().st_size)
+    return path.name.split("-")[0]
+
+
+def suffix_of(identifier: str) -> str:
+    return identifier.rsplit("/", 1)[1]
+
+
+@dataclass
+class InterruptedReport:
+    """A full harvest interrupted by two releases, and the incremental harvest after it."""
+
+    before: dict[str, Published]
+    after: dict[str, Published]
+    harvest: PausedHarvest
+    added: set[str]  # items the releases added during the harvest
+    withdrawn: set[str]  # items they withdrew
+    incremental: Received  # ``from=<the harvest's first responseDate>`` after it
+
+    @property
+    def final_live(self) -> set[str]:
+        return {identifier for identifier, item in self.after.items() if not item.deleted}
+
+    @property
+    def duplicated(self) -> list[str]:
+        return [identifier for identifier, count in self.harvest.live().items() if count > 1]
+
+    @property
+    def missed(self) -> set[str]:
+        """Items of the final release (that existed when the list began) the harvest did not receive."""
+        return self.final_live - self.added - set(self.harvest.live())
+
+    @property
+    def unexpected(self) -> set[str]:
+        return set(self.harvest.live()) - self.final_live
+
+    @property
+    def changed(self) -> dict[str, bool]:
+        return changed_between(self.before, self.after)
+
+    def summary(self) -> str:
+        return (
+            f"full harvest: expected {len(self.final_live - self.added)} live items of the final release, "
+            f"received {len(self.harvest.live())} live + {len(self.harvest.deleted())} deleted headers, "
+            f"duplicated {len(self.duplicated)}, missed {len(self.missed)}; "
+            f"next incremental: expected {len(self.changed)}, received {len(self.incremental.items)}, "
+            f"duplicated {len(self.incremental.duplicates)}, "
+            f"missed {len(set(self.changed) - set(self.incremental.as_dict()))}"
+        )
+
+
+def interrupted_harvest(
+    data_dir: Path, base_url: str, reload_server: Callable[[], str], shortcode: str, person: str
+) -> InterruptedReport:
+    """Harvest everything with Sickle while two releases land (stamp, SIGHUP), then incrementally.
+
+    The cursor is inside the records of ``shortcode`` when the releases land:
+    each changes and withdraws records behind it and ahead of it, the first
+    adds one, the second also renames ``person`` (reaching projects through it).
+    """
+    oai_url = base_url + OAI_PATH
+    before = snapshot(oai_url)
+    path = records_file(data_dir, shortcode)
+    pids = sorted(record["pid"] for record in json.loads(path.read_text(encoding="utf-8")))
+    order = {identifier: index for index, identifier in enumerate(before)}
+    ids = {suffix_of(identifier): identifier for identifier in before}
+    first = min(order[ids[suffix_of(pid)]] for pid in pids)
+    harvest = PausedHarvest(oai_url)
+    harvest.take(first + len(pids) // 3)
+    delivered = set(harvest.live())
+    behind = [pid for pid in pids if ids[suffix_of(pid)] in delivered]
+    ahead = [pid for pid in pids if ids[suffix_of(pid)] not in delivered]
+    added_pid = ahead[0].rsplit("/", 1)[0] + "/zzzz-added"
+
+    def release_one(records: list) -> list:
+        by_pid = {record["pid"]: record for record in records}
+        for pid in (behind[2], ahead[5]):
+            by_pid[pid]["label"] = {"en": "changed in release 1"}
+        added = dict(by_pid[ahead[0]], pid=added_pid, id=by_pid[ahead[0]]["id"] + "-added")
+        return [record for pid, record in by_pid.items() if pid not in (behind[3], ahead[6])] + [added]
+
+    edit_json(path, release_one)
+    stamp(data_dir)
+    reload_server()
+    harvest.take(len(pids) // 3)
+
+    def release_two(records: list) -> list:
+        for record in records:
+            if record["pid"] == ahead[-2]:
+                record["label"] = {"en": "changed in release 2"}
+        return [record for record in records if record["pid"] != ahead[-3]]
+
+    edit_json(path, release_two)
+    edit_json(data_dir / "persons" / f"{person}.json", lambda value: value.update(givenNames=["Renamed"]))
+    stamp(data_dir)
+    reload_server()
+    harvest.finish()
+
+    after = snapshot(oai_url)
+    added = {identifier for identifier in after if identifier.endswith("/zzzz-added")}
+    withdrawn = {ids[suffix_of(pid)] for pid in (behind[3], ahead[6], ahead[-3])}
+    incremental = sickle_incremental(oai_url, harvest.first_response_date)
+    return InterruptedReport(before, after, harvest, added, withdrawn, incremental)

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,9 +26,11 @@ from tests.conftest import CORPUS_DIR, SVC, Server, free_port, start_server, sto
 from tests.oai_support import HIGH_LIMITS_ENV
 from tests.release_support import (
     OAI_PATH,
-    PausedHarvest,
     changed_between,
     edit_json,
+    interrupted_harvest,
+    largest_records_file,
+    make_corpus,
     records_file,
     reload,
     response_date,
@@ -35,6 +38,7 @@ from tests.release_support import (
     sickle_incremental,
     snapshot,
     stamp,
+    suffix_of,
 )
 
 PROJECT_EDITED = "0102"  # its own file changes
@@ -51,10 +55,6 @@ def copy_corpus(destination: Path) -> Path:
 
 def project_file(data_dir: Path, shortcode: str) -> Path:
     return next((data_dir / "projects").glob(f"{shortcode}_*.json"))
-
-
-def suffix_of(identifier: str) -> str:
-    return identifier.rsplit("/", 1)[1]
 
 
 def serve(data_dir: Path, **env: str) -> Server:
@@ -141,63 +141,33 @@ def test_a_mass_deletion_is_refused_at_reload_and_start_and_an_emptied_set_lists
         stop_server(server)
 
 
-def test_a_full_harvest_interrupted_by_two_releases_gets_every_item_once(tmp_path: Path):
-    data_dir = copy_corpus(tmp_path / "data")
+@pytest.mark.parametrize("corpus", ["real", "generated"])
+def test_a_full_harvest_interrupted_by_two_releases_gets_every_item_once(corpus: str, tmp_path: Path):
+    data_dir = tmp_path / "data"
+    if corpus == "real":
+        copy_corpus(data_dir)
+        shortcode, person = EMPTIED, PERSON
+    else:  # the generated corpus's shapes; bench/releases.py runs the same with 100k records and more
+        make_corpus(data_dir, 6000)
+        shortcode = largest_records_file(data_dir)
+        person = sorted(path.stem for path in (data_dir / "persons").glob("*.json"))[0]
     stamp(data_dir)
     server = serve(data_dir, SVC_OAI_PAGE_SIZE="500")
-    oai_url = server.base_url + OAI_PATH
     try:
-        before = snapshot(oai_url)
-        harvest = PausedHarvest(oai_url)
-        harvest.take(1200)  # two pages and a half: the cursor is inside 0803's records
-
-        delivered = set(harvest.live())
-        records = json.loads(records_file(data_dir, EMPTIED).read_text())
-        pids = [record["pid"] for record in records]
-        ids = {suffix_of(identifier): identifier for identifier in before}
-        behind = [pid for pid in pids if ids[suffix_of(pid)] in delivered]
-        ahead = [pid for pid in pids if ids[suffix_of(pid)] not in delivered]
-        assert len(behind) > 10 and len(ahead) > 10
-
-        def release_one(records: list) -> list:
-            by_pid = {record["pid"]: record for record in records}
-            for pid in (behind[2], ahead[5]):
-                by_pid[pid]["label"] = {"en": "changed in release 1"}
-            added = dict(by_pid[ahead[0]], pid=ahead[0].rsplit("/", 1)[0] + "/zzzz-added", id="http://rdfh.ch/added")
-            return [record for pid, record in by_pid.items() if pid not in (behind[3], ahead[6])] + [added]
-
-        edit_json(records_file(data_dir, EMPTIED), release_one)
-        stamp(data_dir)
-        reload(server.process, server.output, server.base_url)
-        harvest.take(1500)
-
-        def release_two(records: list) -> list:
-            for record in records:
-                if record["pid"] == ahead[-2]:
-                    record["label"] = {"en": "changed in release 2"}
-            return [record for record in records if record["pid"] != ahead[-3]]
-
-        edit_json(records_file(data_dir, EMPTIED), release_two)
-        edit_json(data_dir / "persons" / f"{PERSON}.json", lambda person: person.update(givenNames=["Renamed"]))
-        stamp(data_dir)
-        reload(server.process, server.output, server.base_url)
-        harvest.finish()
-
-        after = snapshot(oai_url)
-        final_live = {identifier for identifier, item in after.items() if not item.deleted}
-        added = {identifier for identifier in final_live if identifier.endswith("/zzzz-added")}
-        withdrawn = {ids[suffix_of(pid)] for pid in (behind[3], ahead[6], ahead[-3])}
-        live = harvest.live()
-        assert [identifier for identifier, count in live.items() if count > 1] == []  # no duplicate
-        assert final_live - added <= set(live)  # nothing of the final release skipped
-        assert set(live) - final_live <= withdrawn  # only what was delivered before it went
-        assert withdrawn <= harvest.deleted()  # and every deletion arrives as a deleted header
-        # The item added meanwhile, and every change, reach the next incremental harvest.
-        received = sickle_incremental(oai_url, harvest.first_response_date)
-        assert received.duplicates == [] and received.as_dict() == changed_between(before, after)
-        assert added <= set(received.as_dict())
+        report = interrupted_harvest(data_dir, server.base_url, reload_of(server), shortcode, person)
     finally:
         stop_server(server)
+    assert report.duplicated == []  # no item twice
+    assert report.missed == set()  # nothing of the final release skipped
+    assert report.unexpected <= report.withdrawn  # only what was delivered before it went
+    assert report.withdrawn <= report.harvest.deleted()  # and every deletion arrives as a deleted header
+    # The item added meanwhile, and every change, reach the next incremental harvest.
+    assert report.incremental.duplicates == [] and report.incremental.as_dict() == report.changed
+    assert report.added <= set(report.incremental.as_dict())
+
+
+def reload_of(server: Server) -> Callable[[], str]:
+    return lambda: reload(server.process, server.output, server.base_url)
 
 
 NGINX_CONF = """daemon off;
@@ -250,7 +220,7 @@ def test_a_harvester_alternating_between_two_replicas_switching_one_after_the_ot
 
         edit_json(project_file(staging, PROJECT_EDITED), lambda project: project.update(name="An edited name"))
         edit_json(data_dir_person(staging), lambda person: person.update(givenNames=["Renamed"]))
-        edit_json(records_file(staging, EMPTIED), lambda records: records.pop(3))
+        edit_json(records_file(staging, EMPTIED), lambda records: records[:3] + records[4:])
         # Long enough for both replicas to load the release before it activates (and their old workers to stop).
         summary = stamp(staging, activate_in=45)
         assert "served from" in summary
@@ -259,7 +229,7 @@ def test_a_harvester_alternating_between_two_replicas_switching_one_after_the_ot
             shutil.rmtree(replica)
             shutil.copytree(staging, replica)  # rsync to this replica …
             # … and SIGHUP it; the other replica still serves the old release.
-            reload(server.process, server.output, server.base_url)
+            assert "until its activation" in reload(server.process, server.output, server.base_url)
             harvest_once()
             harvest_once()
         activation = calendar.timegm(time.strptime(summary.rsplit(" ", 1)[1], "%Y-%m-%dT%H:%M:%SZ"))
