@@ -152,12 +152,14 @@ def sickle_incremental(oai_url: str, since: str, prefix: str = "oai_dc", verb: s
 def scythe_incremental(oai_url: str, since: str, prefix: str = "oai_datacite") -> Received:
     """ListRecords&from=since with oaipmh-scythe."""
     from oaipmh_scythe.exceptions import NoRecordsMatch as ScytheNoRecordsMatch
+    from oaipmh_scythe.models import Record as ScytheRecord
 
     received = Received()
     with Scythe(oai_url) as harvester:
         try:
             for record in harvester.list_records(from_=since, metadata_prefix=prefix):
-                received.items.append((record.header.identifier, record.header.deleted))
+                assert isinstance(record, ScytheRecord)
+                received.items.append((str(record.header.identifier), record.header.deleted))
         except ScytheNoRecordsMatch:
             pass
     return received
