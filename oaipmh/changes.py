@@ -12,7 +12,10 @@ rendered only when its *source* changed: a digest of its stored JSON, of
 everything it takes from its project (:class:`item_metadata.ProjectContext`,
 its sets) and of the code and vocabularies that render it
 (:func:`renderer_digest`). A record whose source the ledger already holds
-keeps its fingerprint unrendered. Projects are few and always rendered.
+keeps its fingerprint unrendered. When many records of a project must be
+rendered (a first stamp, a new svc, a renamed person, whom any record may
+name), processes forked for the purpose render them, one per CPU. Projects
+are few and always rendered.
 
 A project's ledger line also remembers what its tombstone will need once it
 is gone: its name (for the 410 page and the feed), its OAI identifier, its
@@ -24,10 +27,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from pathlib import Path
+from typing import IO
 
 from catalog.domain import ledger
 from catalog.domain.ledger import Item, ProjectMeta, fingerprint
@@ -43,6 +48,10 @@ OTHER_ENTITIES = ("clusters", "collections", "organizations", "persons")
 _ROOT = Path(__file__).resolve().parent.parent
 # The code and vocabularies an item's metadata is rendered by: a change in any of them may change the bytes.
 _RENDERERS = ("catalog/domain", "catalog/formats", "oaipmh/formats.py", "oaipmh/repository.py")
+
+
+# A project with at least this many records to render has them rendered by several processes.
+PARALLEL_FROM = 2000
 
 
 class StampRefused(Exception):
@@ -70,14 +79,46 @@ def published_fingerprint(specs: Iterable[str], rendered: Iterable[str]) -> str:
     return digest.hexdigest()
 
 
+class KnownSources:
+    """The record sources an existing ledger holds, read project by project in ledger order (one pass)."""
+
+    def __init__(self, lines: IO[str] | None) -> None:
+        self._lines = lines
+        self._group: str | None = None  # the project of the line read ahead
+        self._ahead: list[str] | None = None
+        if lines is not None and not lines.readline().startswith(f"{ledger.MAGIC}\t{ledger.VERSION}\t"):
+            self._lines = None  # another version: its records have no sources
+
+    def of(self, project_key: str) -> dict[str, str]:
+        """pid → source of the ledger's records of ``project_key`` (asked in ascending key order)."""
+        found: dict[str, str] = {}
+        while self._lines is not None:
+            fields = self._ahead or self._lines.readline().rstrip("\n").split("\t", 7)
+            self._ahead = None
+            if fields[0] == "P":
+                self._group = fields[1].lower()
+            if fields[0] not in ("P", "R") or (self._group or "") > project_key:
+                self._ahead = fields  # the next project's (or the entities'): keep it for later
+                return found
+            if fields[0] == "R" and self._group == project_key and len(fields) > 6:
+                found[fields[1]] = fields[6]
+        return found
+
+
 def ledger_items(
-    catalog: Catalog, tables: Iterable[tuple[Project, RecordTable | None]], site_url: str
+    catalog: Catalog,
+    tables: Iterable[tuple[Project, RecordTable | None]],
+    site_url: str,
+    known: KnownSources | None = None,
+    workers: int = 1,
 ) -> Iterator[Item]:
     """Every project (then its records, by pid) and every other entity, in ledger order.
 
     ``tables`` gives each project of the catalogue, in order, with its records
     (:func:`catalog.domain.loader.iter_record_tables` reads them one project at
     a time); ``site_url`` is the origin the OAI metadata links landing pages to.
+    With ``known`` (the sources the ledger holds) and several ``workers``, the
+    records whose source is new are rendered ahead, by that many processes.
     """
     sets = build_sets(catalog)
     local_ids = project_local_ids(catalog.projects)
@@ -99,10 +140,23 @@ def ledger_items(
             continue
         context = item_metadata.project_context(with_table, project, site_url, year)
         shared = _context_digest(context, record_specs, renderer)
-        for row in range(len(table)):
-            source = hashlib.blake2b(table.document(row), digest_size=8, key=shared).hexdigest()
-            render = _record_renderer(table, row, context, record_specs)
-            yield Item("R", project.key, table.pids[row], "", (), source, render)
+        sources = [
+            hashlib.blake2b(table.document(row), digest_size=8, key=shared).hexdigest() for row in range(len(table))
+        ]
+        rendered_ahead: dict[int, str] = {}
+        if known is not None and workers > 1:
+            old = known.of(project.key)
+            new = [row for row, source in enumerate(sources) if old.get(table.pids[row]) != source]
+            if len(new) >= PARALLEL_FROM:
+                fingerprints = _render_in_parallel(table, context, record_specs, new, workers)
+                rendered_ahead = dict(zip(new, fingerprints, strict=True))
+        for row, source in enumerate(sources):
+            ahead = rendered_ahead.get(row)
+            if ahead is not None:
+                yield Item("R", project.key, table.pids[row], ahead, (), source)
+            else:
+                render = _record_renderer(table, row, context, record_specs)
+                yield Item("R", project.key, table.pids[row], "", (), source, render)
     for kind in OTHER_ENTITIES:
         entities = getattr(catalog, kind)
         for key in sorted(entities):
@@ -121,6 +175,30 @@ def _context_digest(context: item_metadata.ProjectContext, specs: tuple[str, ...
         renderer,
     )
     return hashlib.blake2b("\0".join(parts).encode(), digest_size=16).digest()
+
+
+# What a rendering process works on: set in the process (forked for one project's records), never in svc's own.
+_forked_work: tuple[RecordTable, item_metadata.ProjectContext, tuple[str, ...]] | None = None
+
+
+def _start_rendering(table: RecordTable, context: item_metadata.ProjectContext, specs: tuple[str, ...]) -> None:
+    global _forked_work
+    _forked_work = (table, context, specs)
+
+
+def _render_row(row: int) -> str:
+    assert _forked_work is not None
+    table, context, specs = _forked_work
+    return _record_renderer(table, row, context, specs)()
+
+
+def _render_in_parallel(
+    table: RecordTable, context: item_metadata.ProjectContext, specs: tuple[str, ...], rows: list[int], workers: int
+) -> list[str]:
+    """The fingerprints of ``rows``, rendered by ``workers`` forked processes that share the table (copy on write)."""
+    forking = multiprocessing.get_context("fork")
+    with forking.Pool(workers, initializer=_start_rendering, initargs=(table, context, specs)) as pool:
+        return pool.map(_render_row, rows, chunksize=max(1, len(rows) // (workers * 16)))
 
 
 def _record_renderer(
@@ -150,10 +228,16 @@ def stamp_release(
     if catalog.problems:
         reasons = "; ".join(f"{problem.path}: {problem.reason}" for problem in catalog.problems[:5])
         raise StampRefused(f"{len(catalog.problems)} problem(s) loading {data_dir}: {reasons}")
-    items = ledger_items(catalog, iter_record_tables(data_dir, catalog.projects), site_url)
+    path = ledger.ledger_path(data_dir)
+    old = path.open(encoding="utf-8") if path.is_file() else None
     try:
+        tables = iter_record_tables(data_dir, catalog.projects)
+        items = ledger_items(catalog, tables, site_url, KnownSources(old), len(os.sched_getaffinity(0)))
         return ledger.stamp(data_dir, items, now, dry_run=dry_run, activate_in=activate_in)
     except DataDirError as error:
         raise StampRefused(str(error)) from None
     except (ledger.LedgerError, OSError, UnicodeDecodeError) as error:
-        raise StampRefused(f"{ledger.ledger_path(data_dir)}: {error}") from None
+        raise StampRefused(f"{path}: {error}") from None
+    finally:
+        if old is not None:
+            old.close()

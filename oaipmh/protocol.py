@@ -328,8 +328,8 @@ def _list_state(request: Request, now: int) -> tuple[tokens.ListState, MetadataF
             state = tokens.decode(token, request.verb, repository.token_key, now)
         except tokens.BadResumptionToken as error:
             raise ProtocolError(OaiError("badResumptionToken", str(error))) from None
-        if state.metadata_prefix not in FORMATS or not tokens.within_bounds(state, now):
-            raise ProtocolError(OaiError("badResumptionToken", "the resumptionToken is damaged"))
+        if state.metadata_prefix not in FORMATS:
+            raise ProtocolError(OaiError("badResumptionToken", tokens.DAMAGED))
         return state, FORMATS[state.metadata_prefix], repository.position_after(state.deletions, state.after)
 
     metadata_format = _metadata_format(request.arguments["metadataPrefix"])

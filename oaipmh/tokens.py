@@ -32,6 +32,7 @@ _CLOCK_SKEW = 300  # replicas' clocks may differ this much: a token "from the fu
 _SIGNATURE_SIZE = 16
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{1,2048}")
 FOREIGN = "the resumptionToken is not one this repository issued"
+DAMAGED = "the resumptionToken is damaged"
 
 
 class BadResumptionToken(ValueError):
@@ -101,14 +102,30 @@ def decode(token: str, verb: str, key: bytes, now: int) -> ListState:
         raise BadResumptionToken(FOREIGN)
     if code != VERB_CODES.get(verb):
         raise BadResumptionToken(f"this resumptionToken does not belong to {verb}")
+    if not _well_typed(fields):
+        raise BadResumptionToken(DAMAGED)
     if issued + LIFETIME < now:
         raise BadResumptionToken(
             f"the resumptionToken expired (a list must be continued within {LIFETIME // 86_400} days);"
             " start the list again"
         )
+    # A token is only issued mid-list, and never ahead of the clocks of the replicas.
+    if not (0 < cursor < size and issued <= now + _CLOCK_SKEW):
+        raise BadResumptionToken(DAMAGED)
     return ListState(verb, prefix, set_spec or None, low, high, issued, bool(deletions), (project, pid), cursor, size)
 
 
-def within_bounds(state: ListState, now: int) -> bool:
-    """A signed token is ours; this guards the fields anyway (a token is only issued mid-list)."""
-    return 0 < state.cursor < state.complete_list_size and state.issued <= now + _CLOCK_SKEW
+def _well_typed(fields: list) -> bool:
+    """Every field of the type it is written with (without a ledger the key is public: forged tokens check out)."""
+    _, _, prefix, set_spec, low, high, issued, deletions, project, pid, cursor, size = fields
+
+    def number(value: object) -> bool:
+        return type(value) is int
+
+    return (
+        all(isinstance(value, str) for value in (prefix, set_spec, project, pid))
+        and all(value is None or number(value) for value in (low, high))
+        and all(number(value) for value in (issued, cursor, size))
+        and type(deletions) is int
+        and deletions in (0, 1)
+    )

@@ -259,7 +259,8 @@ class InterruptedReport:
     def summary(self) -> str:
         return (
             f"full harvest: expected {len(self.final_live - self.added)} live items of the final release, "
-            f"received {len(self.harvest.live())} live + {len(self.harvest.deleted())} deleted headers, "
+            f"received {len(self.harvest.live())} live ({len(self.unexpected)} of them withdrawn later) "
+            f"+ {len(self.harvest.deleted())} deleted headers, "
             f"duplicated {len(self.duplicated)}, missed {len(self.missed)}; "
             f"next incremental: expected {len(self.changed)}, received {len(self.incremental.items)}, "
             f"duplicated {len(self.incremental.duplicates)}, "
