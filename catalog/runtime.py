@@ -192,6 +192,7 @@ def reload(drain: int = 0) -> bool:
     directory removed or emptied by mistake). Problems the current data
     already had do not block a reload.
     """
+    current()  # a release whose activation time has come is the one served (and compared with) now
     serving = _current.data_version if _current else None
     try:
         catalog = load()
