@@ -27,6 +27,7 @@ from tests.oai_support import HIGH_LIMITS_ENV
 from tests.release_support import (
     OAI_PATH,
     changed_between,
+    data_version,
     edit_json,
     interrupted_harvest,
     largest_records_file,
@@ -222,6 +223,7 @@ def test_a_harvester_alternating_between_two_replicas_switching_one_after_the_ot
         edit_json(data_dir_person(staging), lambda person: person.update(givenNames=["Renamed"]))
         edit_json(records_file(staging, EMPTIED), lambda records: records[:3] + records[4:])
         # Long enough for both replicas to load the release before it activates (and their old workers to stop).
+        old_version = data_version(servers[0].base_url)
         summary = stamp(staging, activate_in=45)
         assert "served from" in summary
         for server, replica in zip(servers, replicas, strict=True):
@@ -230,6 +232,7 @@ def test_a_harvester_alternating_between_two_replicas_switching_one_after_the_ot
             shutil.copytree(staging, replica)  # rsync to this replica …
             # … and SIGHUP it; the other replica still serves the old release.
             assert "until its activation" in reload(server.process, server.output, server.base_url)
+            assert data_version(server.base_url) == old_version  # loaded, but not served before its time
             harvest_once()
             harvest_once()
         activation = calendar.timegm(time.strptime(summary.rsplit(" ", 1)[1], "%Y-%m-%dT%H:%M:%SZ"))
