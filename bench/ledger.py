@@ -87,7 +87,7 @@ def rename_a_person(data_dir: Path) -> None:
     """Edit the first person's name (the corpus is a copy made for the benchmark)."""
     path = sorted((data_dir / "persons").glob("*.json"))[0]
     person = json.loads(path.read_text(encoding="utf-8"))
-    person["familyName"] = f"{person.get('familyName', '')} (renamed)"
+    person["givenNames"] = ["Renamed"]
     path.write_text(json.dumps(person, ensure_ascii=False), encoding="utf-8")
 
 
