@@ -104,16 +104,18 @@ def _activation(catalog: Catalog) -> int:
     return view.activation if view is not None and view.activation is not None else 0
 
 
-def served_from(catalog: Catalog, moment: int) -> Catalog:
+def served_from(catalog: Catalog, moment: int, late: Mapping[int, int] | None = None) -> Catalog:
     """The catalogue with its ledger told when this process starts serving its release.
 
     The release's changes are dated with its activation time, or with
     ``moment`` if that is later (a release served late): never earlier than
-    a harvester can first receive them.
+    a harvester can first receive them. ``late`` carries the same for the
+    earlier releases this process served late.
     """
     if catalog.ledger is None:
         return catalog
-    return dataclasses.replace(catalog, ledger=dataclasses.replace(catalog.ledger, served_from=moment))
+    view = dataclasses.replace(catalog.ledger, served_from=moment, served_late=dict(late or {}))
+    return dataclasses.replace(catalog, ledger=view)
 
 
 def shrink_refusal(before: Mapping[str, int], after: Mapping[str, int], against: str) -> str | None:
@@ -217,7 +219,7 @@ def reload(drain: int = 0) -> bool:
         moment = before.served_from  # the same release, already served: its changes keep their datestamps
     else:
         moment = max(activation, math.ceil(loaded) + drain)
-    catalog = served_from(catalog, moment)
+    catalog = served_from(catalog, moment, before.late if before is not None else None)
     counts = ", ".join(f"{count} {kind}" for kind, count in catalog.counts().items())
     if activation > loaded:
         global _pending

@@ -199,7 +199,7 @@ class Repository:
         """Ledger times as served: this release's changes not before this process served them."""
         assert self.ledger is not None
         view = self.ledger
-        if view.served_from is None or view.activation is None or view.served_from <= view.activation:
+        if not view.late:
             return times
         return array("q", map(view.served_time, times))
 

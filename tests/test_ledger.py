@@ -111,3 +111,6 @@ def test_the_served_view_knows_the_activation_and_what_the_release_before_had(tm
     # A release served late dates its changes with the moment it was served, never earlier.
     late = dataclasses.replace(view, served_from=260)
     assert (late.served_time(100), late.served_time(200), view.served_time(200)) == (100, 260, 200)
+    # … and keeps an earlier release it served late where it was, after the next release.
+    later = dataclasses.replace(view, activation=300, served_from=300, served_late={200: 260})
+    assert (later.served_time(100), later.served_time(200), later.served_time(300)) == (100, 260, 300)

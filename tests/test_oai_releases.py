@@ -165,6 +165,7 @@ def test_a_full_harvest_interrupted_by_two_releases_gets_every_item_once(corpus:
     # The item added meanwhile, and every change, reach the next incremental harvest.
     assert report.incremental.duplicates == [] and report.incremental.as_dict() == report.changed
     assert report.added <= set(report.incremental.as_dict())
+    assert not report.added & set(report.harvest.live())  # first published after the list began: not in it
 
 
 def reload_of(server: Server) -> Callable[[], str]:

@@ -460,12 +460,23 @@ class LedgerView:
     # When this process started serving the release; the release's changes are dated with it when it is
     # later than the activation (a late reload), see served_time. Set by the runtime when it installs the view.
     served_from: int | None = None
+    # Earlier releases this process served late: their activation time -> when it served them. Every change of
+    # a release carries its activation time, so this keeps their datestamps where this process first served them.
+    served_late: Mapping[int, int] = field(default_factory=dict)
 
     def served_time(self, stamp: int) -> int:
-        """The datestamp a ledger time is served with: the release's own changes never before ``served_from``."""
-        if self.activation is None or self.served_from is None or stamp < self.activation:
-            return stamp
-        return max(stamp, self.served_from)
+        """The datestamp a ledger time is served with: no release's changes before this process served them."""
+        if self.activation is not None and self.served_from is not None and stamp >= self.activation:
+            return max(stamp, self.served_from)
+        return max(stamp, self.served_late.get(stamp, stamp))
+
+    @property
+    def late(self) -> dict[int, int]:
+        """The releases (this one included) this process served after their activation time."""
+        late = dict(self.served_late)
+        if self.activation is not None and self.served_from is not None and self.served_from > self.activation:
+            late[self.activation] = self.served_from
+        return late
 
     # How many items of each kind the release before the ledger's last one published: its live items,
     # less those the last release added, plus those it withdrew (the start-up shrink guard compares with it).
