@@ -5,8 +5,10 @@ Usage (from the project root, on a copy: it writes ``<data_dir>/.svc/ledger.tsv`
     .venv/bin/python bench/make_corpus.py /tmp/corpus-1m --records 1000000
     .venv/bin/python bench/ledger.py /tmp/corpus-1m
 
-Prints, for two runs of `svc stamp` (the first stamps everything, the second
-finds nothing changed): wall time and peak RSS of the process. Then the
+Prints, for three runs of `svc stamp` (the first stamps everything, the
+second finds nothing changed, the third follows the rename of one person,
+which every record's metadata may name, so it renders every record again:
+the most a release costs): wall time, CPU time and peak RSS of the process. Then the
 ledger's size against the same entries as one JSON document, and the RSS of
 a process holding what `svc serve` holds (catalogue and OAI view, built as
 its warm-up does) without and with the ledger.
@@ -81,6 +83,14 @@ def json_size(ledger: Path) -> int:
         return out.tell()
 
 
+def rename_a_person(data_dir: Path) -> None:
+    """Edit the first person's name (the corpus is a copy made for the benchmark)."""
+    path = sorted((data_dir / "persons").glob("*.json"))[0]
+    person = json.loads(path.read_text(encoding="utf-8"))
+    person["givenNames"] = ["Renamed"]
+    path.write_text(json.dumps(person, ensure_ascii=False), encoding="utf-8")
+
+
 def serve_rss(data_dir: Path, with_ledger: bool) -> float:
     code = _SERVE_PROBE.format(root=str(PROJECT_ROOT), data_dir=str(data_dir), with_ledger=with_ledger)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -94,8 +104,10 @@ def main() -> None:
     sys.path.insert(0, str(PROJECT_ROOT))
     ledger = args.data_dir / ".svc" / "ledger.tsv"
     ledger.unlink(missing_ok=True)
-    for label in ("first stamp (all added)", "second stamp (unchanged)"):
-        seconds, cpu, peak, summary = timed_run([SVC, "stamp", str(args.data_dir)])
+    for label in ("first stamp (all added)", "second stamp (unchanged)", "third stamp (a person renamed)"):
+        if label.startswith("third"):
+            rename_a_person(args.data_dir)
+        seconds, cpu, peak, summary = timed_run([SVC, "stamp", str(args.data_dir), "--activate-in", "0"])
         print(f"svc stamp, {label}: {seconds:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MiB ({summary})")
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     tsv = ledger.stat().st_size

@@ -2,7 +2,10 @@
 
 Requests read :func:`get_catalog`; a reload builds a complete new catalogue
 first and swaps the reference, so a request never sees a half-loaded one and a
-broken data set never replaces a good one.
+broken data set never replaces a good one. A release whose change ledger
+names an activation time still ahead is loaded at once but served only from
+that time on (docs/oai-pmh.md: datestamps never earlier than the moment a
+change is served).
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import math
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +32,7 @@ from validation.schema import schemas
 logger = logging.getLogger("catalog")
 
 _current: Catalog | None = None
+_pending: Catalog | None = None  # a release loaded ahead of its activation time
 _lock = threading.Lock()
 
 
@@ -58,20 +64,89 @@ def get_catalog() -> Catalog:
     if _current is None:
         with _lock:
             if _current is None:
-                install(load())
-    assert _current is not None
-    return _current
+                install(served_from(load(), math.ceil(time.time())))
+    serving = current()
+    assert serving is not None
+    return serving
 
 
 def current() -> Catalog | None:
-    """The catalogue loaded so far, without loading one."""
+    """The catalogue served now, without loading one (a pending release once its activation time has come)."""
+    global _current, _pending
+    pending = _pending
+    if pending is not None and time.time() >= _activation(pending):
+        _current, _pending = pending, None
     return _current
+
+
+def pending() -> Catalog | None:
+    """A release loaded but not yet served (its activation time is ahead)."""
+    return _pending
 
 
 def install(catalog: Catalog) -> None:
     """Make ``catalog`` the one every following request sees."""
+    global _current, _pending
+    _current, _pending = catalog, None
+
+
+@contextlib.contextmanager
+def serving(catalog: Catalog) -> Iterator[None]:
+    """Serve ``catalog`` for the duration (the master warming up a pending release before forking)."""
     global _current
+    previous = _current
     _current = catalog
+    try:
+        yield
+    finally:
+        if _pending is not None:  # else the release's time came meanwhile: keep serving it
+            _current = previous
+
+
+def _activation(catalog: Catalog) -> int:
+    view = catalog.ledger
+    return view.activation if view is not None and view.activation is not None else 0
+
+
+def served_from(catalog: Catalog, moment: int, late: Mapping[int, int] | None = None) -> Catalog:
+    """The catalogue with its ledger told when this process starts serving its release.
+
+    The release's changes are dated with its activation time, or with
+    ``moment`` if that is later (a release served late): never earlier than
+    a harvester can first receive them. ``late`` carries the same for the
+    earlier releases this process served late.
+    """
+    if catalog.ledger is None:
+        return catalog
+    view = dataclasses.replace(catalog.ledger, served_from=moment, served_late=dict(late or {}))
+    return dataclasses.replace(catalog, ledger=view)
+
+
+def shrink_refusal(before: Mapping[str, int], after: Mapping[str, int], against: str) -> str | None:
+    """Why data with counts ``after`` may not replace ``before`` (None: it may), in one line.
+
+    One rule for a reload and a start-up: a type emptied, or shrunk by more
+    than ``SVC_RELOAD_MAX_SHRINK``, unless ``SVC_ACCEPT_SHRINK`` accepts it.
+    """
+    config = settings.SVC
+    losses = shrinkage(before, after, config.reload_max_shrink)
+    if not losses or config.accept_shrink:
+        return None
+    return (
+        f"it would lose {', '.join(losses)} against {against} (SVC_RELOAD_MAX_SHRINK={config.reload_max_shrink};"
+        " SVC_ACCEPT_SHRINK=true accepts it)"
+    )
+
+
+def start_refusal(catalog: Catalog) -> str | None:
+    """Why ``svc serve`` must not start on this data: it shrank too much against the ledger's last release.
+
+    A restart must not publish by accident the mass deletion a reload refuses.
+    """
+    if catalog.ledger is None or not catalog.ledger.previous_counts:
+        return None
+    refusal = shrink_refusal(catalog.ledger.previous_counts, catalog.counts(), "the change ledger's last release")
+    return None if refusal is None else f"start refused: {refusal}"
 
 
 def load() -> Catalog:
@@ -125,8 +200,12 @@ def check_serveable(data_dir: Path, allow_empty: bool) -> None:
         check_holds_data(data_dir)
 
 
-def reload() -> bool:
+def reload(drain: int = 0) -> bool:
     """Re-read the data directory; keep serving the current data if the new set is broken.
+
+    ``drain`` is how long after this call the workers serving the old data
+    may still answer: a release served late dates its changes after that.
+    A release whose activation time is ahead waits for it (:func:`pending`).
 
     Broken means: the directory is missing or unreadable, holds no entity
     files (unless ``SVC_ALLOW_EMPTY_DATA``), a file (or
@@ -136,6 +215,7 @@ def reload() -> bool:
     directory removed or emptied by mistake). Problems the current data
     already had do not block a reload.
     """
+    current()  # a release whose activation time has come is the one served (and compared with) now
     serving = _current.data_version if _current else None
     try:
         check_serveable(settings.SVC.data_dir, settings.SVC.allow_empty_data)
@@ -153,16 +233,38 @@ def reload() -> bool:
             "reload refused: %s could not be loaded; still serving data version %s", ", ".join(new_problems), serving
         )
         return False
-    losses = shrinkage(_current.counts(), catalog.counts(), settings.SVC.reload_max_shrink) if _current else []
-    if losses:
-        logger.error(
-            "reload refused: it would lose %s (SVC_RELOAD_MAX_SHRINK=%s); still serving data version %s",
-            ", ".join(losses),
-            settings.SVC.reload_max_shrink,
-            serving,
-        )
+    refusal = shrink_refusal(_current.counts(), catalog.counts(), "the data served") if _current else None
+    if refusal:
+        logger.error("reload refused: %s; still serving data version %s", refusal, serving)
         return False
-    install(catalog)
+    loaded = time.time()
+    activation = _activation(catalog)
+    before = _current.ledger if _current is not None else None
+    if before is not None and before.activation == activation and before.served_from is not None:
+        moment = before.served_from  # the same release, already served: its changes keep their datestamps
+    else:
+        moment = max(activation, math.ceil(loaded) + drain)
+    catalog = served_from(catalog, moment, before.late if before is not None else None)
     counts = ", ".join(f"{count} {kind}" for kind, count in catalog.counts().items())
+    if activation > loaded:
+        global _pending
+        _pending = catalog
+        logger.info(
+            "loaded data version %s (serving %s until its activation at %s): %s",
+            catalog.data_version,
+            serving,
+            ledger.iso_time(activation),
+            counts,
+        )
+        return True
+    if activation and moment > activation:
+        logger.warning(
+            "release of %s served %d s after its activation time: its changes are dated %s on this replica;"
+            " stamp with a longer --activate-in so that every replica loads a release before it activates",
+            ledger.iso_time(activation),
+            moment - activation,
+            ledger.iso_time(moment),
+        )
+    install(catalog)
     logger.info("reloaded data version %s (was %s): %s", catalog.data_version, serving, counts)
     return True

@@ -10,7 +10,9 @@ the schema gives it, so a response is valid whatever the request was.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -21,8 +23,8 @@ from catalog.formats.xmltext import esc, is_uri, to_uri
 from oaipmh import tokens
 from oaipmh.datestamps import GRANULARITY, DateArgumentError, DateRange, format_datestamp, now_datestamp, parse_range
 from oaipmh.formats import FORMATS, MetadataFormat
-from oaipmh.repository import Repository, repository_for
-from oaipmh.sets import SET_SPEC_RE
+from oaipmh.repository import Position, Repository, repository_for
+from oaipmh.sets import SET_SPEC_RE, Selection
 
 OAI_NAMESPACE = "http://www.openarchives.org/OAI/2.0/"
 XML_HEAD = (
@@ -100,8 +102,15 @@ _responses = BytesLRU()
 MAX_KEY_LENGTH = 2048  # requests with longer arguments are not cached
 
 
-def respond(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: OaiSettings) -> bytes:
+def respond(
+    arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: OaiSettings, moment: int | None = None
+) -> bytes:
     """The complete response body for one request.
+
+    ``moment`` is the second the request arrived, when ``catalog`` was chosen
+    for it: the responseDate. Taken then rather than after rendering, no
+    answer from a release is dated after the moment the next one is served
+    from (the guarantee of docs/oai-pmh.md, "Incremental harvesting").
 
     Cached by the arguments in name order (``?a=1&b=2`` and ``?b=2&a=1`` are
     one request); malformed requests (badVerb, badArgument) are answered
@@ -109,12 +118,14 @@ def respond(arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: Oa
     """
     key = tuple(sorted((name, tuple(values)) for name, values in arguments.items()))
     if sum(len(name) + sum(map(len, values)) for name, values in key) <= MAX_KEY_LENGTH and _well_formed(arguments):
+        # Kept at most an hour: a list's first page names the moment it was issued, and tokens expire.
+        hour = int(time.time()) // 3600
         rest = _responses.get_or_render(
-            (catalog.data_version, config, key), lambda: _render(arguments, catalog, config)
+            (catalog.data_version, config, key, hour), lambda: _render(arguments, catalog, config)
         )
     else:
         rest = _render(arguments, catalog, config)
-    return _dated(rest)
+    return _dated(rest, moment)
 
 
 def bad_argument(message: str, config: OaiSettings) -> bytes:
@@ -122,9 +133,10 @@ def bad_argument(message: str, config: OaiSettings) -> bytes:
     return _dated(_response(_request_element(config), _errors((OaiError("badArgument", message),))))
 
 
-def _dated(rest: bytes) -> bytes:
-    """The whole response: the head with this second's responseDate, then ``rest``."""
-    return b"".join((XML_HEAD, b"<responseDate>", now_datestamp().encode(), b"</responseDate>\n", rest))
+def _dated(rest: bytes, moment: int | None = None) -> bytes:
+    """The whole response: the head with the responseDate (``moment``, or this second), then ``rest``."""
+    date = now_datestamp() if moment is None else format_datestamp(moment)
+    return b"".join((XML_HEAD, b"<responseDate>", date.encode(), b"</responseDate>\n", rest))
 
 
 def _well_formed(arguments: Mapping[str, Sequence[str]]) -> bool:
@@ -307,18 +319,18 @@ def get_record(request: Request) -> str:
     return f"<GetRecord>{request.repository.record(position, metadata_format)}</GetRecord>\n"
 
 
-def _list_state(request: Request) -> tuple[tokens.ListState, MetadataFormat]:
-    """Where the requested page starts: from the token, or the list's beginning."""
+def _list_state(request: Request, now: int) -> tuple[tokens.ListState, MetadataFormat, Position | None]:
+    """Where the requested page starts: after the token's last item, or (None) at the list's beginning."""
     repository = request.repository
     token = request.arguments.get("resumptionToken")
     if token is not None:
         try:
-            state = tokens.decode(token, request.verb, repository.data_version)
+            state = tokens.decode(token, request.verb, repository.token_key, now)
         except tokens.BadResumptionToken as error:
             raise ProtocolError(OaiError("badResumptionToken", str(error))) from None
-        if state.metadata_prefix not in FORMATS or (state.set_spec and repository.find_set(state.set_spec) is None):
-            raise ProtocolError(OaiError("badResumptionToken", "the resumptionToken is damaged"))
-        return state, FORMATS[state.metadata_prefix]
+        if state.metadata_prefix not in FORMATS:
+            raise ProtocolError(OaiError("badResumptionToken", tokens.DAMAGED))
+        return state, FORMATS[state.metadata_prefix], repository.position_after(state.deletions, state.after)
 
     metadata_format = _metadata_format(request.arguments["metadataPrefix"])
     set_spec = request.arguments.get("set")
@@ -335,43 +347,47 @@ def _list_state(request: Request) -> tuple[tokens.ListState, MetadataFormat]:
         set_spec=oai_set.spec if oai_set else None,
         low=request.dates.low,
         high=request.dates.high,
-        project=0,
-        record=-1,
+        issued=max(now, repository.latest_first_seen),
+        deletions=False,
+        after=("", ""),
         cursor=0,
         complete_list_size=total,
     )
-    return state, metadata_format
+    return state, metadata_format, None
 
 
-def _list(request: Request, render: Callable[[Repository, tuple[int, int], MetadataFormat], str]) -> str:
+def _list(request: Request, render: Callable[[Repository, Position, MetadataFormat], str]) -> str:
     repository = request.repository
-    state, metadata_format = _list_state(request)
-    selection = repository.selection(repository.find_set(state.set_spec))
+    now = int(time.time())
+    state, metadata_format, start = _list_state(request, now)
+    oai_set = repository.find_set(state.set_spec)
+    # A set gone with a new release selects nothing more from the live items; its deletions still follow.
+    selection = repository.selection(oai_set) if oai_set or not state.set_spec else Selection(False, False, ())
     dates = DateRange(state.low, state.high)
-    items = repository.scan(selection, dates, (state.project, state.record), request.config.page_size, state.set_spec)
+    page_size = request.config.page_size
+    issued = state.issued if start is not None else None
+    # One item more than the page: whether the list goes on, whatever a release did to its size.
+    items = repository.scan(selection, dates, start or (0, -1), page_size + 1, state.set_spec, issued)
     if not items:
-        raise ProtocolError(OaiError("badResumptionToken", "the resumptionToken points past the end of the list"))
+        raise ProtocolError(OaiError("noRecordsMatch", "no items are left in this list after the latest data release"))
+    more = len(items) > page_size
+    items = items[:page_size]
     delivered = state.cursor + len(items)
+    # completeListSize as counted when the list began, unless a release has made it grow since.
+    size = max(state.complete_list_size, delivered + 1) if more else delivered
     token = ""
-    if delivered < state.complete_list_size:
-        last_project, last_record = items[-1]
-        following = tokens.ListState(
-            state.verb,
-            state.metadata_prefix,
-            state.set_spec,
-            state.low,
-            state.high,
-            last_project,
-            last_record + 1,
-            delivered,
-            state.complete_list_size,
+    if more:
+        deletions, after = repository.key_of(items[-1])
+        following = dataclasses.replace(
+            state, deletions=deletions, after=after, cursor=delivered, complete_list_size=size
         )
         token = (
-            f'<resumptionToken completeListSize="{state.complete_list_size}" cursor="{state.cursor}">'
-            f"{tokens.encode(following, repository.data_version)}</resumptionToken>\n"
+            f'<resumptionToken completeListSize="{size}" cursor="{state.cursor}"'
+            f' expirationDate="{format_datestamp(state.expires)}">'
+            f"{tokens.encode(following, repository.token_key)}</resumptionToken>\n"
         )
     elif state.cursor > 0:
-        token = f'<resumptionToken completeListSize="{state.complete_list_size}" cursor="{state.cursor}"/>\n'
+        token = f'<resumptionToken completeListSize="{size}" cursor="{state.cursor}"/>\n'
     body = "\n".join(render(repository, item, metadata_format) for item in items)
     return f"<{request.verb}>\n{body}\n{token}</{request.verb}>\n"
 

@@ -1,10 +1,13 @@
 """The OAI-PMH view of one catalogue: items, identifiers, datestamps, sets, paging.
 
 Items are the projects (ordered by shortcode), each followed by its records
-(ordered by pid). A position in that sequence is ``(project index, record
-index)``, the record index -1 standing for the project itself, so a page
-starts straight at its position instead of skipping from the start: page N
-costs what page 1 costs.
+(ordered by pid), then the withdrawn items in the same order. A position in
+that sequence is ``(project index, record index)``, the record index -1
+standing for the project itself, so a page starts straight at its position
+instead of skipping from the start: page N costs what page 1 costs. A
+position is also named by a key that means the same in every release (the
+project's key and the record's pid, :meth:`Repository.key_of`), which is what
+resumption tokens carry.
 
 Everything per project (identifier, header, set memberships, its own
 metadata) is derived once per catalogue; a record is rendered from its stored
@@ -18,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -70,6 +73,15 @@ def project_local_ids(projects: Sequence[Project]) -> list[str]:
         taken.add(derived)
         local_ids.append(derived)
     return local_ids
+
+
+def fallback_year(project: Project) -> str:
+    """The year that stands in for a missing date in a project's and its records' metadata.
+
+    From the project's own dates (SPEC §5.3), never from the ledger, so that
+    what ``svc stamp`` renders is byte for byte what ``svc serve`` renders.
+    """
+    return format_datestamp(project.datestamp if project.datestamp is not None else FALLBACK_DATESTAMP)[:4]
 
 
 def shared_pid_prefix(table: RecordTable | None) -> str:
@@ -146,6 +158,10 @@ class Repository:
         self.record_stamps: tuple[array | None, ...] = tuple(
             self._record_stamps(project, table) for project, table in zip(catalog.projects, self.tables, strict=True)
         )
+        # When each item was first published (with a ledger): a list continues only with items it could have seen.
+        self.record_first: tuple[array | None, ...] = tuple(self._record_first(project) for project in catalog.projects)
+        self.project_first = array("q", (self._project_first(project) for project in catalog.projects))
+        self.project_keys = tuple(project.key for project in catalog.projects)
         local_ids = project_local_ids(catalog.projects)
         self.entries = tuple(
             self._entry(index, project, local_id)
@@ -153,13 +169,20 @@ class Repository:
         )
         self.project_stamps = array("q", (entry.stamp for entry in self.entries))
         self.project_by_local_id = {local_id: index for index, local_id in enumerate(local_ids)}
-        self.deletions = tuple(self._deletion(tombstone) for tombstone in self.ledger.tombstones) if self.ledger else ()
+        tombstones = self.ledger.tombstones if self.ledger else ()
+        self.deletions = tuple(self._deletion(tombstone) for tombstone in tombstones)
+        self.deletion_keys = tuple(tombstone.position for tombstone in tombstones)
         self.deletion_by_identifier = {d.identifier: i for i, d in enumerate(self.deletions)}
+        # Sets that only withdrawn items are still in (a project whose records were all withdrawn).
+        self.deleted_specs = frozenset(spec for deletion in self.deletions for spec in deletion.specs)
         if self.ledger:
-            # The ledger is part of what a token depends on: fold it into the version tokens are bound to.
+            # The ledger is part of what the data version depends on.
             self.data_version = hashlib.blake2b(
                 f"{catalog.data_version}/{self.ledger.digest}".encode(), digest_size=12
             ).hexdigest()
+        # What resumption tokens are signed with: the secret svc stamp keeps (the same for every release and
+        # replica), or without one the data version (a token then ends with the data).
+        self.token_key = (self.ledger.token_key if self.ledger else None) or self.data_version.encode()
         self._counts: dict[tuple[str, int | None, int | None], int] = {}
         self._project_metadata: dict[tuple[str, int], str] = {}
         self._lock = threading.Lock()
@@ -170,23 +193,41 @@ class Repository:
         changed = self.ledger.record_changed.get(project.key)
         if changed is None:
             return table.datestamps
-        return array("q", map(max, table.datestamps, changed))
+        return array("q", map(max, table.datestamps, self._served(changed)))
+
+    def _served(self, times: array) -> array:
+        """Ledger times as served: this release's changes not before this process served them."""
+        assert self.ledger is not None
+        view = self.ledger
+        if not view.late:
+            return times
+        return array("q", map(view.served_time, times))
+
+    def _record_first(self, project: Project) -> array | None:
+        first = self.ledger.record_first_seen.get(project.key) if self.ledger else None
+        return None if first is None else self._served(first)
+
+    def _project_first(self, project: Project) -> int:
+        times = self.ledger.projects.get(project.key) if self.ledger else None
+        return NO_DATESTAMP if times is None or self.ledger is None else self.ledger.served_time(times.first_seen)
 
     def _project_stamp(self, project: Project) -> int:
-        """The ledger's change time; without one, the project's own date (SPEC §5.3)."""
+        """The ledger's change time (as served); without one, the project's own date (SPEC §5.3)."""
         if self.ledger is not None:
             changed = self.ledger.project_changed(project.key)
             if changed is not None:
-                return changed
+                return self.ledger.served_time(changed)
         return project.datestamp if project.datestamp is not None else FALLBACK_DATESTAMP
 
     def _deletion(self, tombstone: Tombstone) -> Deletion:
+        assert self.ledger is not None
         meta = ProjectMeta.parse(tombstone.project_meta)
         identifier = self.identifier_prefix + meta.local_id
+        stamp = self.ledger.served_time(tombstone.deleted)
         if tombstone.kind == "P":
-            return Deletion(identifier, tombstone.deleted, meta.project_specs)
-        suffix = record_suffix_of(meta.pid_prefix, tombstone.key)
-        return Deletion(f"{identifier}/{suffix}", tombstone.deleted, meta.record_specs)
+            return Deletion(identifier, stamp, tombstone.specs)
+        suffix = record_suffix_of(tombstone.pid_prefix or meta.pid_prefix, tombstone.key)
+        return Deletion(f"{identifier}/{suffix}", stamp, tombstone.specs)
 
     def _entry(self, index: int, project: Project, local_id: str) -> ProjectEntry:
         identifier = self.identifier_prefix + local_id
@@ -206,8 +247,8 @@ class Repository:
             record_header_open=f"<header><identifier>{esc(identifier)}/",
             record_header_close=f"{_set_specs(self.sets.record_specs[index])}</header>",
             pid_prefix=shared_pid_prefix(table),
-            context=item_metadata.project_context(self.catalog, project, self.site_url, datestamp[:4]),
-            fallback_year=datestamp[:4],
+            context=item_metadata.project_context(self.catalog, project, self.site_url, fallback_year(project)),
+            fallback_year=fallback_year(project),
         )
 
     # --- identifiers ----------------------------------------------------------------
@@ -252,6 +293,12 @@ class Repository:
 
     # --- datestamps ----------------------------------------------------------------------
 
+    @property
+    def latest_first_seen(self) -> int:
+        """No item of this release was first published later (every ledger time is at most its activation)."""
+        view = self.ledger
+        return view.served_time(view.activation) if view is not None and view.activation is not None else 0
+
     @cached_property
     def earliest_stamp(self) -> int:
         """The smallest datestamp of any item (a record without a date has its project's)."""
@@ -272,7 +319,36 @@ class Repository:
     # --- listing ---------------------------------------------------------------------------
 
     def find_set(self, spec: str | None) -> OaiSet | None:
-        return self.sets.find(spec) if spec is not None else None
+        """The set of a setSpec, also one that only withdrawn items are still in (listing just them)."""
+        if spec is None:
+            return None
+        found = self.sets.find(spec)
+        if found is None:
+            for candidate in (spec, spec.lower()):
+                if candidate in self.deleted_specs:
+                    return OaiSet(candidate, candidate, Selection(False, False, ()))
+        return found
+
+    # --- positions that mean the same in every release ------------------------------------
+
+    def key_of(self, position: Position) -> tuple[bool, tuple[str, str]]:
+        """Whether a position is a deletion, and its key: (project key, "" or the record's pid)."""
+        project, record = position
+        if project >= len(self.entries):
+            return True, self.deletion_keys[project - len(self.entries)]
+        table = self.tables[project]
+        return False, (self.project_keys[project], table.pids[record] if record >= 0 and table else "")
+
+    def position_after(self, deletions: bool, key: tuple[str, str]) -> Position:
+        """The first position after the item with ``key`` (which this release may not have)."""
+        if deletions:
+            return (len(self.entries) + bisect_right(self.deletion_keys, key), -1)
+        project_key, pid = key
+        index = bisect_left(self.project_keys, project_key)
+        if index < len(self.project_keys) and self.project_keys[index] == project_key:
+            table = self.tables[index]
+            return (index, bisect_right(table.pids, pid) if table and pid else 0)
+        return (index, -1)
 
     def selection(self, oai_set: OaiSet | None) -> Selection:
         return oai_set.selection if oai_set else self.sets.by_spec["entityType"].selection
@@ -307,11 +383,19 @@ class Repository:
                 yield index
 
     def scan(
-        self, selection: Selection, dates: DateRange, start: Position, limit: int, set_spec: str | None = None
+        self,
+        selection: Selection,
+        dates: DateRange,
+        start: Position,
+        limit: int,
+        set_spec: str | None = None,
+        issued: int | None = None,
     ) -> list[Position]:
         """Up to ``limit`` items of the selection from ``start`` on (inclusive), in order.
 
-        The deletions (of the set ``set_spec``; None for all) follow the live items.
+        The deletions (of the set ``set_spec``; None for all) follow the live
+        items. With ``issued`` (a list continued by a token), live items first
+        published after it are left out: they belong to the next incremental harvest.
         """
         found: list[Position] = []
         first_project, first_record = start
@@ -323,13 +407,14 @@ class Repository:
         indexes = selection.indexes
         low = dates.low if dates.low is not None else NO_DATESTAMP + 1
         high = dates.high if dates.high is not None else -NO_DATESTAMP
+        newest = issued if issued is not None else -NO_DATESTAMP
         for k in range(bisect_left(indexes, first_project), len(indexes)):
             project = indexes[k]
             record = first_record if project == first_project else -1
             project_stamp = self.project_stamps[project]
             project_in_range = low <= project_stamp <= high
             if record < 0:
-                if selection.projects and project_in_range:
+                if selection.projects and project_in_range and self.project_first[project] <= newest:
                     found.append((project, -1))
                     if len(found) == limit:
                         return found
@@ -337,12 +422,15 @@ class Repository:
             stamps = self.record_stamps[project]
             if not selection.records or not stamps or record >= len(stamps):
                 continue
-            if dates.unbounded:
+            first = self.record_first[project] if issued is not None else None
+            if dates.unbounded and first is None:
                 stop = min(len(stamps), record + limit - len(found))
                 found.extend((project, index) for index in range(record, stop))
             else:
                 for index in range(record, len(stamps)):
                     stamp = stamps[index]
+                    if first is not None and first[index] > newest:
+                        continue
                     if (low <= stamp <= high) if stamp != NO_DATESTAMP else project_in_range:
                         found.append((project, index))
                         if len(found) == limit:

@@ -144,6 +144,17 @@ def build_sets(catalog: Catalog) -> SetIndex:
     return SetIndex(tuple(sets), by_spec, project_specs, record_specs)
 
 
+def with_openaire(specs: tuple[str, ...], member: bool) -> tuple[str, ...]:
+    """An item's sets with ``openaire_data`` (always the last) added or removed.
+
+    Membership depends on the project's records (its issue date may be their
+    earliest); ``svc stamp``, which reads one project's records at a time,
+    settles it per project with this.
+    """
+    without = tuple(spec for spec in specs if spec != OPENAIRE_SET)
+    return (*without, OPENAIRE_SET) if member else without
+
+
 def _spec(parent: str, name: str) -> str | None:
     spec = f"{parent}:{name}"
     if SET_SPEC_RE.fullmatch(spec):

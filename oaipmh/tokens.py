@@ -1,14 +1,17 @@
-"""Resumption tokens: stateless, URL-safe, verb-specific, bound to the data version (SPEC §5.5).
+"""Resumption tokens: stateless, short, opaque, signed, and valid across data releases (SPEC §5.5).
 
-A token carries everything the next page needs (format, set, date range, the
-position of its first item, the cursor and the list size), so any process
-serving the same data continues the list, across restarts and replicas, and
-no server keeps state. It ends in a checksum keyed with the data version: a
-token from other data, or a damaged one, is refused (badResumptionToken).
-The checksum is no secret (the data version is public), so every field is
-also bounds-checked: a hand-made token can only name a position a harvester
-could reach anyway, never a negative cursor or one past the list's end.
-Each token of a list differs from the others: the position and cursor grow.
+A token carries everything the next page needs: the request's format, set,
+``from`` and ``until``, the moment the list was issued, where the last item
+delivered stands in the repository's fixed order (its project's key and, for
+a record, its pid, in the live part or the deletions that follow it), the
+cursor and the list size. Positions are keys, not indexes, so a list goes on
+from the same place after a new release has added or withdrawn items before
+it, on any replica, without duplicates or skips (see docs/oai-pmh.md).
+
+The payload is signed with HMAC-SHA-256 under the secret ``svc stamp`` keeps
+beside the data (``.svc/token-key``), so a token cannot be altered or made
+up; without a ledger the data version is the key and a token lives as long
+as the data. A token older than :data:`LIFETIME` seconds is refused.
 """
 
 from __future__ import annotations
@@ -17,22 +20,23 @@ import base64
 import binascii
 import hashlib
 import hmac
+import json
 import re
+import zlib
 from dataclasses import dataclass
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = 2
 VERB_CODES = {"ListIdentifiers": "I", "ListRecords": "R"}
-_SEPARATOR = "|"  # in neither a metadataPrefix nor a setSpec
-_CHECKSUM_SIZE = 8
-_VERSION_PREFIX = 8  # characters of the data version kept in clear, to say why a token is refused
-_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{1,512}")
-# Fields are checked by their digits, not by int(), which also takes "+1", " 1", "1_0" and non-ASCII digits.
-_COUNT_RE = re.compile(r"[0-9]{1,15}")
-_SECONDS_RE = re.compile(r"-?[0-9]{1,15}")
+LIFETIME = 7 * 86_400  # how long a harvester may take between two pages of one list
+_CLOCK_SKEW = 300  # replicas' clocks may differ this much: a token "from the future" within it is accepted
+_SIGNATURE_SIZE = 16
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{1,2048}")
+FOREIGN = "the resumptionToken is not one this repository issued"
+DAMAGED = "the resumptionToken is damaged"
 
 
 class BadResumptionToken(ValueError):
-    """The token is not one this repository issued for this verb and this data."""
+    """The token is not one this repository issued for this verb, or it has expired."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,74 +46,86 @@ class ListState:
     set_spec: str | None
     low: int | None  # the request's from, in seconds
     high: int | None  # the request's until, in seconds
-    project: int  # position of the next item
-    record: int
+    issued: int  # when the list began: items first published later are left to the next incremental harvest
+    deletions: bool  # the last item delivered is one of the deletions that follow the live items
+    after: tuple[str, str]  # its key: (project key, "" for the project itself or the record's pid)
     cursor: int  # items delivered before the next page
     complete_list_size: int
 
-
-def _checksum(payload: bytes, data_version: str) -> bytes:
-    return hashlib.blake2b(payload, key=data_version.encode()[:64], digest_size=_CHECKSUM_SIZE).digest()
-
-
-def _number(value: int | None) -> str:
-    return "" if value is None else str(value)
+    @property
+    def expires(self) -> int:
+        return self.issued + LIFETIME
 
 
-def encode(state: ListState, data_version: str) -> str:
-    payload = _SEPARATOR.join(
-        (
-            FORMAT_VERSION,
-            VERB_CODES[state.verb],
-            data_version[:_VERSION_PREFIX],
-            state.metadata_prefix,
-            state.set_spec or "",
-            _number(state.low),
-            _number(state.high),
-            str(state.project),
-            str(state.record),
-            str(state.cursor),
-            str(state.complete_list_size),
-        )
-    ).encode()
-    return base64.urlsafe_b64encode(payload + _checksum(payload, data_version)).rstrip(b"=").decode()
+def _signature(payload: bytes, key: bytes) -> bytes:
+    return hmac.new(key, payload, hashlib.sha256).digest()[:_SIGNATURE_SIZE]
 
 
-def decode(token: str, verb: str, data_version: str) -> ListState:
+def encode(state: ListState, key: bytes) -> str:
+    fields = [
+        FORMAT_VERSION,
+        VERB_CODES[state.verb],
+        state.metadata_prefix,
+        state.set_spec or "",
+        state.low,
+        state.high,
+        state.issued,
+        int(state.deletions),
+        *state.after,
+        state.cursor,
+        state.complete_list_size,
+    ]
+    payload = zlib.compress(json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode(), 9)
+    return base64.urlsafe_b64encode(payload + _signature(payload, key)).rstrip(b"=").decode()
+
+
+def decode(token: str, verb: str, key: bytes, now: int) -> ListState:
+    """The state a token carries; :class:`BadResumptionToken` with the reason if it cannot be used."""
     if not _TOKEN_RE.fullmatch(token):
-        raise BadResumptionToken("the resumptionToken is not one this repository issued")
+        raise BadResumptionToken(FOREIGN)
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
     except (binascii.Error, ValueError):
-        raise BadResumptionToken("the resumptionToken is not one this repository issued") from None
-    payload, checksum = raw[:-_CHECKSUM_SIZE], raw[-_CHECKSUM_SIZE:]
-    fields = payload.decode("utf-8", "replace").split(_SEPARATOR)
-    if len(fields) != 11 or fields[0] != FORMAT_VERSION:
-        raise BadResumptionToken("the resumptionToken is not one this repository issued")
-    if fields[2] != data_version[:_VERSION_PREFIX]:
-        raise BadResumptionToken("the data changed since this resumptionToken was issued; start the list again")
-    if not hmac.compare_digest(checksum, _checksum(payload, data_version)):
-        raise BadResumptionToken("the resumptionToken is damaged")
-    if fields[1] != VERB_CODES.get(verb):
+        raise BadResumptionToken(FOREIGN) from None
+    payload, signature = raw[:-_SIGNATURE_SIZE], raw[-_SIGNATURE_SIZE:]
+    if len(raw) <= _SIGNATURE_SIZE or not hmac.compare_digest(signature, _signature(payload, key)):
+        raise BadResumptionToken(
+            f"{FOREIGN} (or was issued for other data: with a change ledger, tokens survive new releases;"
+            " without one, they end with the data)"
+        )
+    try:
+        fields = json.loads(zlib.decompress(payload))
+        (version, code, prefix, set_spec, low, high, issued, deletions, project, pid, cursor, size) = fields
+    except (ValueError, TypeError, zlib.error):
+        raise BadResumptionToken(FOREIGN) from None
+    if version != FORMAT_VERSION:
+        raise BadResumptionToken(FOREIGN)
+    if code != VERB_CODES.get(verb):
         raise BadResumptionToken(f"this resumptionToken does not belong to {verb}")
-    _, _, _, prefix, set_spec, low, high, project, record, cursor, size = fields
-    if not (
-        all(_COUNT_RE.fullmatch(value) for value in (project, record, cursor, size))
-        and all(not value or _SECONDS_RE.fullmatch(value) for value in (low, high))
-    ):
-        raise BadResumptionToken("the resumptionToken is damaged")
-    state = ListState(
-        verb=verb,
-        metadata_prefix=prefix,
-        set_spec=set_spec or None,
-        low=int(low) if low else None,
-        high=int(high) if high else None,
-        project=int(project),
-        record=int(record),
-        cursor=int(cursor),
-        complete_list_size=int(size),
+    if not _well_typed(fields):
+        raise BadResumptionToken(DAMAGED)
+    if issued + LIFETIME < now:
+        raise BadResumptionToken(
+            f"the resumptionToken expired (a list must be continued within {LIFETIME // 86_400} days);"
+            " start the list again"
+        )
+    # A token is only issued mid-list, and never ahead of the clocks of the replicas.
+    if not (0 < cursor < size and issued <= now + _CLOCK_SKEW):
+        raise BadResumptionToken(DAMAGED)
+    return ListState(verb, prefix, set_spec or None, low, high, issued, bool(deletions), (project, pid), cursor, size)
+
+
+def _well_typed(fields: list) -> bool:
+    """Every field of the type it is written with (without a ledger the key is public: forged tokens check out)."""
+    _, _, prefix, set_spec, low, high, issued, deletions, project, pid, cursor, size = fields
+
+    def number(value: object) -> bool:
+        return type(value) is int
+
+    return (
+        all(isinstance(value, str) for value in (prefix, set_spec, project, pid))
+        and all(value is None or number(value) for value in (low, high))
+        and all(number(value) for value in (issued, cursor, size))
+        and type(deletions) is int
+        and deletions in (0, 1)
     )
-    # A token is only ever issued for a page that is not the first and not past the end.
-    if not 0 < state.cursor < state.complete_list_size:
-        raise BadResumptionToken("the resumptionToken is damaged")
-    return state

@@ -59,9 +59,10 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     else:
         arguments = {name: request.GET.getlist(name) for name in request.GET}
     verb = (arguments.get("verb") or [""])[0]
+    moment = int(time.time())  # before the catalogue is chosen: the responseDate (see protocol.respond)
     catalog = get_catalog()
     with runtime.span("oaipmh.render", **{"oai.verb": verb[:40]}):
-        body = protocol.respond(arguments, catalog, oai_settings())
+        body = protocol.respond(arguments, catalog, oai_settings(), moment)
     response = HttpResponse(body, content_type=CONTENT_TYPE)
     # Rate-limited per client and stamped with the moment: any cache must ask again every time.
     response["Cache-Control"] = "no-cache"

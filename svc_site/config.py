@@ -80,6 +80,7 @@ class Config:
     env: str
     workers: int
     reload_max_shrink: float
+    accept_shrink: bool
     allowed_hosts: tuple[str, ...]
     http_max_age: int
     http_stale_while_revalidate: int
@@ -412,6 +413,7 @@ def _load(environ_map: Mapping[str, str]) -> tuple[Config, _Reader]:
         reload_max_shrink=read.number("SVC_RELOAD_MAX_SHRINK", 0.5, minimum=0, maximum=1),
         metadata_license=read.url("SVC_METADATA_LICENSE", "http://creativecommons.org/publicdomain/zero/1.0/"),
         allow_empty_data=read.flag("SVC_ALLOW_EMPTY_DATA", False),
+        accept_shrink=read.flag("SVC_ACCEPT_SHRINK", False),
         policies_url=read.url("SVC_POLICIES_URL"),
         terms_url=read.url("SVC_TERMS_URL"),
         contact_url=read.url("SVC_CONTACT_URL"),

@@ -19,6 +19,10 @@ from catalog import runtime
 from catalog.pages import views as catalog_views
 from oaipmh import views as oai_views
 from svc_site import profiling, telemetry
+from svc_site.server import GRACEFUL_TIMEOUT
+
+# After a reload, the old workers may answer from the old data until they stop (gunicorn ends them then).
+RELOAD_DRAIN = GRACEFUL_TIMEOUT + 1
 
 
 def post_fork(_server: Any, _worker: Any) -> None:
@@ -40,14 +44,22 @@ def on_reload(_arbiter: Any) -> None:
     the old catalogue, and ``pre_fork`` freezes the new one again.
     """
     gc.unfreeze()
-    if runtime.reload():
+    if runtime.reload(RELOAD_DRAIN):
         warm_up()
 
 
 def warm_up() -> None:
-    """Build what requests would otherwise build in every worker: once, in the master, shared after fork."""
+    """Build what requests would otherwise build in every worker: once, in the master, shared after fork.
+
+    A release waiting for its activation time is warmed up too, so the workers share it when it comes.
+    """
     catalog_views.warm_up()
     oai_views.warm_up()
+    pending = runtime.pending()
+    if pending is not None:
+        with runtime.serving(pending):
+            catalog_views.warm_up()
+            oai_views.warm_up()
 
 
 def hooks() -> dict[str, Any]:

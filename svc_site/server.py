@@ -21,6 +21,8 @@ from svc_site.privacy import REDACTED, anonymize, redact_query
 
 # Worker heartbeat files live in memory: the image's filesystem is read-only and /tmp may be too.
 WORKER_TMP_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# How long a stopping worker may finish its requests: old data is never served longer after a reload.
+GRACEFUL_TIMEOUT = 30
 # Connections one worker holds at once (idle, slow or busy); beyond it the kernel's accept queue waits.
 WORKER_CONNECTIONS = 1000
 
@@ -170,7 +172,7 @@ def gunicorn_options(bind: str, workers: int, trusted_proxy_hops: int = 0) -> di
         "preload_app": True,
         "keepalive": 5,
         "forwarded_allow_ips": "*" if trusted_proxy_hops else "",
-        "graceful_timeout": 30,
+        "graceful_timeout": GRACEFUL_TIMEOUT,
         "timeout": 60,
         # svc writes its own access line (svc_site.middleware), with route and client behind proxies.
         "accesslog": None,

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
-from catalog.domain.ledger import Item, ProjectMeta, iter_entries, ledger_path, stamp
+from catalog.domain.ledger import Item, ProjectMeta, iter_entries, ledger_path, read_view, stamp
+from catalog.domain.loader import load_catalog
+from tests.oai_support import project as oai_project
+from tests.oai_support import record as oai_record
+from tests.oai_support import write_data
 
 META = ProjectMeta('a "name"\twith a tab', "ark:/1/a", "/", ("entityType", "cluster:x"), ())
 
@@ -52,3 +57,60 @@ def test_the_file_round_trips_text_with_tabs_and_is_stable(tmp_path: Path) -> No
     assert ProjectMeta.parse(entry.meta) == META
     assert stamp(tmp_path, [project("A", "a1")], 999).unchanged == 1
     assert ledger_path(tmp_path).read_bytes() == before
+
+
+def test_changes_are_dated_with_the_release_activation_which_only_moves_forward(tmp_path: Path) -> None:
+    first = stamp(tmp_path, [project("A", "a1")], 100, activate_in=300)
+    assert first.activation == 400 and entries(tmp_path)["A"] == (400, 400, None)
+    # Stamped again before the first release activated: the next one still comes after it.
+    second = stamp(tmp_path, [project("A", "a2")], 150, activate_in=0)
+    assert second.activation == 401 and entries(tmp_path)["A"] == (400, 401, None)
+    # Nothing changed: the file and its activation time stay as they are.
+    before = ledger_path(tmp_path).read_bytes()
+    assert stamp(tmp_path, [project("A", "a2")], 999).activation == 401
+    assert ledger_path(tmp_path).read_bytes() == before
+
+
+def test_a_withdrawn_record_keeps_the_sets_and_pid_prefix_its_project_gave_it(tmp_path: Path) -> None:
+    with_sets = ProjectMeta("A", "ark:/1/a", "p/", ("entityType",), ("entityType", "project:A"))
+    emptied = ProjectMeta("A", "ark:/1/a", "/", ("entityType",), ("entityType",))
+    stamp(tmp_path, [Item("P", "a", "A", "a1", with_sets.fields()), record("a", "p/1", "r1")], 100)
+    stamp(tmp_path, [Item("P", "a", "A", "a1", emptied.fields())], 200)
+    with ledger_path(tmp_path).open(encoding="utf-8") as lines:
+        withdrawn = [entry for entry in iter_entries(lines) if entry.kind == "R"]
+    assert [(entry.deleted, entry.meta) for entry in withdrawn] == [(200, ("entityType project:A", "p/"))]
+
+
+def test_a_record_is_rendered_only_when_what_it_is_rendered_from_changed(tmp_path: Path) -> None:
+    rendered: list[str] = []
+
+    def lazy(pid: str, source: str, output: str) -> Item:
+        return Item("R", "a", pid, "", (), source, lambda: rendered.append(pid) or output)
+
+    stamp(tmp_path, [project("A", "a"), lazy("p/1", "s1", "x"), lazy("p/2", "s1", "y")], 100)
+    assert rendered == ["p/1", "p/2"]
+    rendered.clear()
+    # p/1's source is the same: not rendered. p/2's changed but renders the same bytes: not a change.
+    summary = stamp(tmp_path, [project("A", "a"), lazy("p/1", "s1", "z"), lazy("p/2", "s2", "y")], 200)
+    assert rendered == ["p/2"] and (summary.changed, summary.unchanged) == (0, 3)
+
+
+def test_the_served_view_knows_the_activation_and_what_the_release_before_had(tmp_path: Path) -> None:
+    data = write_data(
+        tmp_path / "data",
+        {"projects/a.json": oai_project("0AAA"), "records/0AAA-records.json": [oai_record("0AAA", "r1")]},
+    )
+    catalog = load_catalog(data)
+    own = Item("P", "0aaa", "0AAA", "a", META.fields())
+    kept = record("0aaa", catalog.records_of(catalog.projects[0]).pids[0], "r")
+    stamp(data, [own, record("0aaa", "gone", "g"), kept], 100)
+    stamp(data, [own, kept], 200)  # "gone" withdrawn at 200
+    view = read_view(catalog)
+    assert view is not None and view.activation == 200
+    assert view.previous_counts == {"projects": 1, "records": 2}
+    # A release served late dates its changes with the moment it was served, never earlier.
+    late = dataclasses.replace(view, served_from=260)
+    assert (late.served_time(100), late.served_time(200), view.served_time(200)) == (100, 260, 200)
+    # … and keeps an earlier release it served late where it was, after the next release.
+    later = dataclasses.replace(view, activation=300, served_from=300, served_late={200: 260})
+    assert (later.served_time(100), later.served_time(200), later.served_time(300)) == (100, 260, 300)

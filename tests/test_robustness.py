@@ -16,6 +16,7 @@ import socket
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -274,26 +275,37 @@ def test_oai_responses_stay_within_budget_under_100000_distinct_long_queries():
 
 @pytest.mark.parametrize(
     "field, value",
-    [("cursor", -50), ("cursor", 0), ("cursor", 5000), ("project", -1), ("record", -3), ("complete_list_size", -1)],
+    [
+        ("cursor", -50),
+        ("cursor", 0),
+        ("cursor", 5000),
+        ("cursor", "1"),
+        ("complete_list_size", -1),
+        ("issued", 4_000_000_000),
+        ("after", (0, None)),
+        ("low", "yesterday"),
+    ],
 )
-def test_forged_tokens_with_out_of_range_fields_are_refused(field: str, value: int):
-    """The checksum key (the data version) is public, so a forged token checks out; its fields must not."""
+def test_forged_tokens_with_out_of_range_fields_are_refused(field: str, value: object):
+    """Without a ledger the key (the data version) is public, so a forged token checks out; its fields must not."""
     from dataclasses import replace
 
     from oaipmh import tokens
 
-    version = "0123456789abcdef0123"
-    good = tokens.ListState("ListRecords", "oai_dc", None, None, None, 1, 0, 100, 4283)
-    assert tokens.decode(tokens.encode(good, version), "ListRecords", version) == good
-    forged = tokens.encode(replace(good, **{field: value}), version)
+    key, now = b"0123456789abcdef0123", 1_800_000_000
+    good = tokens.ListState("ListRecords", "oai_dc", None, None, None, now, False, ("0001", "p/1"), 100, 4283)
+    assert tokens.decode(tokens.encode(good, key), "ListRecords", key, now) == good
+    changes: dict[str, Any] = {field: value}
+    forged = tokens.encode(replace(good, **changes), key)
     with pytest.raises(tokens.BadResumptionToken):
-        tokens.decode(forged, "ListRecords", version)
+        tokens.decode(forged, "ListRecords", key, now)
 
 
 def test_a_forged_token_is_a_bad_resumption_token_over_http(strict_server):
     from oaipmh import tokens
 
-    version = fetch(strict_server.base_url + "/projects")[2]["X-Data-Version"]
-    forged = tokens.encode(tokens.ListState("ListRecords", "oai_dc", None, None, None, 0, 0, -50, 4283), version)
+    key = fetch(strict_server.base_url + "/projects")[2]["X-Data-Version"].encode()
+    state = tokens.ListState("ListRecords", "oai_dc", None, None, None, 0, False, ("", ""), -50, 4283)
+    forged = tokens.encode(state, key)
     status, body, _ = fetch(strict_server.base_url + OAI + f"?verb=ListRecords&resumptionToken={forged}")
     assert status == 200 and error_codes(body) == ["badResumptionToken"]

@@ -8,11 +8,15 @@ the serving view live here; which items exist (and what a tombstone must
 remember to stay listed in OAI-PMH) is supplied by the caller.
 
 File format (UTF-8 text, one item per line, tab-separated; see
-docs/change-ledger.md): a header line, then ``P`` lines (a project), each
-followed by the ``R`` lines of its records, then ``E`` lines (persons,
-organizations, clusters, collections). Lines are in one fixed order, times
-are integer seconds since the epoch (UTC), and the same data with the same
-ledger always writes the same bytes.
+docs/change-ledger.md): a header line with the release's activation time,
+then ``P`` lines (a project), each followed by the ``R`` lines of its
+records, then ``E`` lines (persons, organizations, clusters, collections).
+Lines are in one fixed order, times are integer seconds since the epoch
+(UTC), and the same data with the same ledger always writes the same bytes.
+
+Every change a stamp finds is dated with the release's activation time, the
+moment from which replicas serve it (never earlier): see
+:func:`activation_time` and docs/oai-pmh.md for the guarantee this gives.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ import hashlib
 import heapq
 import json
 import os
+import secrets
 import tempfile
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -33,12 +38,52 @@ from typing import NamedTuple
 from catalog.domain.model import NO_DATESTAMP, Catalog
 
 LEDGER_PATH = Path(".svc") / "ledger.tsv"
-HEADER = "svc-ledger\t1"
+# The key resumption tokens are signed with: made once by the first stamp, shipped with the data, never served.
+TOKEN_KEY_PATH = Path(".svc") / "token-key"
+MAGIC = "svc-ledger"
+VERSION = "2"
 _ABSENT = ""  # an empty time field: not deleted / same as the time before it
 
 
 def ledger_path(data_dir: str | os.PathLike[str]) -> Path:
     return Path(data_dir) / LEDGER_PATH
+
+
+def header(activation: int) -> str:
+    return f"{MAGIC}\t{VERSION}\t{activation}"
+
+
+def read_token_key(data_dir: str | os.PathLike[str]) -> bytes | None:
+    """The secret resumption tokens are signed with, if ``svc stamp`` made one."""
+    path = Path(data_dir) / TOKEN_KEY_PATH
+    try:
+        key = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return key.encode() if len(key) >= 32 else None
+
+
+def _ensure_token_key(data_dir: str | os.PathLike[str]) -> None:
+    path = Path(data_dir) / TOKEN_KEY_PATH
+    if read_token_key(data_dir) is not None:
+        return
+    path.parent.mkdir(exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".token-key-", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="ascii") as out:
+        out.write(secrets.token_hex(32) + "\n")
+    os.chmod(temporary, 0o600)
+    os.replace(temporary, path)
+
+
+def activation_time(now: int, activate_in: int, previous: int | None) -> int:
+    """When a new release becomes visible: ``activate_in`` seconds from now, and after the previous one.
+
+    Every change of the release is dated with it, and replicas serve the
+    release from that moment on (not before), so a change is never dated
+    earlier than the moment it can first be harvested.
+    """
+    moment = now + max(activate_in, 0)
+    return moment if previous is None else max(moment, previous + 1)
 
 
 def fingerprint(content: bytes) -> str:
@@ -54,6 +99,11 @@ class Item:
     entity, ``group`` its kind); ``meta`` is what a tombstone of it must
     remember (for a project: shortcode, name, OAI identifier, sets), kept
     opaque here and written as given.
+
+    A record may come with ``source`` (a digest of everything its published
+    bytes are made from) and ``render`` (computing its fingerprint from those
+    bytes) instead of a fingerprint: rendering is the costly part of a stamp,
+    so it runs only when the source differs from the one the ledger recorded.
     """
 
     kind: str
@@ -61,6 +111,8 @@ class Item:
     key: str
     fingerprint: str
     meta: tuple[str, ...] = ()
+    source: str = ""
+    render: Callable[[], str] | None = None
 
     @property
     def order(self) -> tuple[int, str, int, str]:
@@ -86,6 +138,7 @@ class Entry:
     changed: int
     deleted: int | None = None
     meta: tuple[str, ...] = ()
+    source: str = ""  # records only: the digest of what its bytes were rendered from
 
     @property
     def order(self) -> tuple[int, str, int, str]:
@@ -95,8 +148,10 @@ class Entry:
         changed = _ABSENT if self.changed == self.first_seen else str(self.changed)
         deleted = _ABSENT if self.deleted is None else str(self.deleted)
         key = f"{self.group}\t{self.key}" if self.kind == "E" else self.key
-        fields = [self.kind, key, self.fingerprint, str(self.first_seen), changed, deleted, *self.meta]
-        return "\t".join(fields)
+        fields = [self.kind, key, self.fingerprint, str(self.first_seen), changed, deleted]
+        if self.kind == "R":
+            fields.append(self.source)
+        return "\t".join([*fields, *self.meta])
 
 
 class LedgerError(ValueError):
@@ -151,11 +206,23 @@ class ProjectMeta(NamedTuple):
         )
 
 
+def read_header(line: str) -> tuple[str, int | None]:
+    """The format version and the activation time of the ledger's first line."""
+    fields = line.rstrip("\n").split("\t")
+    if fields[:2] == [MAGIC, "1"] and len(fields) == 2:
+        return "1", None
+    if fields[:2] == [MAGIC, VERSION] and len(fields) == 3 and fields[2].isdigit():
+        return VERSION, int(fields[2])
+    raise LedgerError(f"the ledger does not start with {MAGIC!r} and a version this svc reads (1 or {VERSION})")
+
+
 def iter_entries(lines: Iterable[str]) -> Iterator[Entry]:
-    """Parse ledger lines (the header first); raise :class:`LedgerError` on anything else."""
+    """Parse ledger lines (the header first); raise :class:`LedgerError` on anything else.
+
+    Version 1 ledgers (no activation time, no record sources) are read too.
+    """
     lines = iter(lines)
-    if next(lines, "").rstrip("\n") != HEADER:
-        raise LedgerError(f"the ledger does not start with {HEADER!r}")
+    version, _ = read_header(next(lines, ""))
     group = ""
     for number, raw in enumerate(lines, start=2):
         fields = raw.rstrip("\n").split("\t")
@@ -165,6 +232,7 @@ def iter_entries(lines: Iterable[str]) -> Iterator[Entry]:
                 entity_kind, fields = fields[1], [fields[0], *fields[2:]]
             first = int(fields[3])
             entry_group = entity_kind if kind == "E" else fields[1].lower() if kind == "P" else group
+            has_source = kind == "R" and version != "1"
             entry = Entry(
                 kind=kind,
                 group=entry_group,
@@ -173,7 +241,8 @@ def iter_entries(lines: Iterable[str]) -> Iterator[Entry]:
                 first_seen=first,
                 changed=int(fields[4]) if fields[4] else first,
                 deleted=int(fields[5]) if fields[5] else None,
-                meta=tuple(fields[6:]),
+                meta=tuple(fields[7:] if has_source else fields[6:]),
+                source=fields[6] if has_source else "",
             )
         except (IndexError, ValueError):
             raise LedgerError(f"line {number} of the ledger is damaged") from None
@@ -190,6 +259,11 @@ class Summary:
     changed: int = 0
     deleted: int = 0
     unchanged: int = 0
+    activation: int = 0  # the release's activation time (the previous one's when nothing changed)
+
+    @property
+    def unchanged_release(self) -> bool:
+        return not (self.added or self.changed or self.deleted)
 
     def __str__(self) -> str:
         return f"added {self.added}, changed {self.changed}, deleted {self.deleted}, unchanged {self.unchanged}"
@@ -200,49 +274,93 @@ def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summ
 
     Streaming on purpose: a million records never sit in memory at once.
     A tombstone stays a tombstone (with its first deletion time); an item
-    that comes back after a withdrawal counts as changed.
+    that comes back after a withdrawal counts as changed. A record that is
+    withdrawn keeps the sets and the pid prefix its project's line gave its
+    records until then (its tombstone's own meta), so it stays listed where
+    it was, under the identifier it had.
     """
     old_iter, new_iter = iter(old), iter(current)
     entry, item = next(old_iter, None), next(new_iter, None)
+    old_project_meta: tuple[str, ...] = ()
     while entry is not None or item is not None:
+        if entry is not None and entry.kind == "P":
+            old_project_meta = entry.meta
         if item is None or (entry is not None and entry.order < item.order):
             assert entry is not None
             if entry.deleted is None:
                 summary.deleted += 1
-                entry = Entry(**{**_fields(entry), "deleted": now})
+                meta = entry.meta
+                if entry.kind == "R" and len(old_project_meta) == len(ProjectMeta._fields):
+                    project_meta = ProjectMeta.parse(old_project_meta).fields()
+                    meta = (project_meta[4], project_meta[2])
+                entry = Entry(**{**_fields(entry), "deleted": now, "meta": meta})
             yield entry
             entry = next(old_iter, None)
         elif entry is None or item.order < entry.order:
             summary.added += 1
-            yield Entry(item.kind, item.group, item.key, item.fingerprint, now, now, None, item.meta)
+            fingerprint = _fingerprint(item, None)
+            yield Entry(item.kind, item.group, item.key, fingerprint, now, now, None, item.meta, item.source)
             item = next(new_iter, None)
         else:
-            same = entry.fingerprint == item.fingerprint and entry.deleted is None
+            fingerprint = _fingerprint(item, entry)
+            same = entry.fingerprint == fingerprint and entry.deleted is None
             if same:
                 summary.unchanged += 1
             else:
                 summary.changed += 1
             changed = entry.changed if same else now
-            yield Entry(item.kind, item.group, item.key, item.fingerprint, entry.first_seen, changed, None, item.meta)
+            yield Entry(
+                item.kind, item.group, item.key, fingerprint, entry.first_seen, changed, None, item.meta, item.source
+            )
             entry, item = next(old_iter, None), next(new_iter, None)
+
+
+def _fingerprint(item: Item, entry: Entry | None) -> str:
+    """The item's fingerprint; rendered only when what it is rendered from is not what the ledger recorded."""
+    if item.render is None:
+        return item.fingerprint
+    if entry is not None and item.source and entry.source == item.source:
+        return entry.fingerprint
+    return item.render()
 
 
 def _fields(entry: Entry) -> dict:
     return {name: getattr(entry, name) for name in Entry.__slots__}
 
 
-def stamp(data_dir: str | os.PathLike[str], items: Iterable[Item], now: int, *, dry_run: bool = False) -> Summary:
+def previous_activation(data_dir: str | os.PathLike[str]) -> int | None:
+    """The activation time of the ledger's last release (None: no ledger, or a version 1 ledger)."""
+    path = ledger_path(data_dir)
+    if not path.is_file():
+        return None
+    with path.open(encoding="utf-8") as lines:
+        return read_header(lines.readline())[1]
+
+
+def stamp(
+    data_dir: str | os.PathLike[str],
+    items: Iterable[Item],
+    now: int,
+    *,
+    dry_run: bool = False,
+    activate_in: int = 0,
+) -> Summary:
     """Compare ``items`` with the ledger of ``data_dir`` and (unless ``dry_run``) replace it atomically.
 
-    The new ledger is written to a temporary file in the same directory and
-    renamed over the old one, so a reader sees the old or the new ledger,
-    never half of one; identical content is not rewritten at all.
+    Every change found is dated with the new release's activation time
+    (:func:`activation_time`), which the header records. The new ledger is
+    written to a temporary file in the same directory and renamed over the
+    old one, so a reader sees the old or the new ledger, never half of one;
+    when nothing changed, the old file stays as it is, byte for byte.
     """
     path = ledger_path(data_dir)
     summary = Summary()
-    old_lines = path.open(encoding="utf-8") if path.is_file() else iter([HEADER])
+    previous = previous_activation(data_dir)
+    activation = activation_time(now, activate_in, previous)
+    summary.activation = activation
+    old_lines = path.open(encoding="utf-8") if path.is_file() else iter([header(activation)])
     try:
-        merged = merge(iter_entries(old_lines), _deduplicated(items), now, summary)
+        merged = merge(iter_entries(old_lines), _deduplicated(items), activation, summary)
         if dry_run:
             for _ in merged:
                 pass
@@ -251,16 +369,21 @@ def stamp(data_dir: str | os.PathLike[str], items: Iterable[Item], now: int, *, 
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".ledger-", suffix=".tmp")
         try:
             with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-                out.write(HEADER + "\n")
+                out.write(header(activation) + "\n")
                 for entry in merged:
                     out.write(entry.line() + "\n")
                 out.flush()
                 os.fsync(out.fileno())
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, path)
+            if summary.unchanged_release and previous is not None:
+                Path(temporary).unlink()
+                summary.activation = previous
+            else:
+                os.chmod(temporary, 0o644)
+                os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+        _ensure_token_key(data_dir)
     finally:
         if hasattr(old_lines, "close"):
             old_lines.close()
@@ -292,6 +415,21 @@ class Tombstone:
     key: str  # the shortcode of a project, the pid of a record
     deleted: int
     project_meta: tuple[str, ...]  # the meta of its project's ledger line (also for a record)
+    sets: tuple[str, ...] | None = None  # a record's sets when it was withdrawn (None: its project line's)
+    pid_prefix: str | None = None  # the pid prefix its project's records had then (None: its project line's)
+
+    @property
+    def specs(self) -> tuple[str, ...]:
+        """The sets it was in when it was withdrawn, so set-based harvesters see its deletion."""
+        meta = ProjectMeta.parse(self.project_meta)
+        if self.kind == "P":
+            return meta.project_specs
+        return self.sets if self.sets is not None else meta.record_specs
+
+    @property
+    def position(self) -> tuple[str, str]:
+        """Its place in ledger order: (project key, "" for the project itself or the record's pid)."""
+        return (self.project_key, "" if self.kind == "P" else self.key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +447,7 @@ class LedgerView:
     """
 
     digest: str
+    activation: int | None  # when the release the ledger describes is served from (None: a version 1 ledger)
     projects: Mapping[str, ProjectTimes]  # by project key (lower-case shortcode)
     record_changed: Mapping[str, array]  # by project key; NO_DATESTAMP where the ledger has no entry
     record_first_seen: Mapping[str, array]
@@ -317,6 +456,31 @@ class LedgerView:
     project_meta: Mapping[str, tuple[str, ...]] = field(repr=False)  # every project line's meta, by key
     unmatched: tuple[str, ...] = ()  # items of the data that have no ledger entry (a few, as examples)
     unmatched_count: int = 0
+    token_key: bytes | None = field(default=None, repr=False)  # signs resumption tokens (.svc/token-key)
+    # When this process started serving the release; the release's changes are dated with it when it is
+    # later than the activation (a late reload), see served_time. Set by the runtime when it installs the view.
+    served_from: int | None = None
+    # Earlier releases this process served late: their activation time -> when it served them. Every change of
+    # a release carries its activation time, so this keeps their datestamps where this process first served them.
+    served_late: Mapping[int, int] = field(default_factory=dict)
+
+    def served_time(self, stamp: int) -> int:
+        """The datestamp a ledger time is served with: no release's changes before this process served them."""
+        if self.activation is not None and self.served_from is not None and stamp >= self.activation:
+            return max(stamp, self.served_from)
+        return max(stamp, self.served_late.get(stamp, stamp))
+
+    @property
+    def late(self) -> dict[int, int]:
+        """The releases (this one included) this process served after their activation time."""
+        late = dict(self.served_late)
+        if self.activation is not None and self.served_from is not None and self.served_from > self.activation:
+            late[self.activation] = self.served_from
+        return late
+
+    # How many items of each kind the release before the ledger's last one published: its live items,
+    # less those the last release added, plus those it withdrew (the start-up shrink guard compares with it).
+    previous_counts: Mapping[str, int] = field(default_factory=dict)
 
     def deleted_project(self, key: str) -> Tombstone | None:
         return self._deleted.get((key, None))
@@ -408,6 +572,8 @@ def read_view(catalog: Catalog) -> LedgerView | None:
     path = ledger_path(catalog.data_dir)
     if not path.is_file():
         return None
+    with path.open(encoding="utf-8") as first_line:
+        _, activation = read_header(first_line.readline())
     digest = hashlib.blake2b(digest_size=12)
     projects: dict[str, ProjectTimes] = {}
     metas: dict[str, tuple[str, ...]] = {}
@@ -417,6 +583,7 @@ def read_view(catalog: Catalog) -> LedgerView | None:
     changed: dict[str, array] = {}
     first: dict[str, array] = {}
     section: tuple[str, list[str], array, array] | None = None
+    previous_counts: dict[str, int] = {}
 
     def close_section() -> None:
         if section is None:
@@ -443,6 +610,10 @@ def read_view(catalog: Catalog) -> LedgerView | None:
                 yield raw.decode("utf-8")
 
     for entry in iter_entries(lines()):
+        kind = "projects" if entry.kind == "P" else "records" if entry.kind == "R" else entry.group
+        if entry.deleted is None or entry.deleted == activation:
+            was_live = entry.deleted is not None or entry.first_seen != activation
+            previous_counts[kind] = previous_counts.get(kind, 0) + was_live
         if entry.kind == "P":
             close_section()
             section = (entry.group, [], array("q"), array("q"))
@@ -458,7 +629,10 @@ def read_view(catalog: Catalog) -> LedgerView | None:
                 section[2].append(entry.changed)
                 section[3].append(entry.first_seen)
             else:
-                tombstones.append(Tombstone("R", entry.group, entry.key, entry.deleted, metas[entry.group]))
+                sets = tuple(entry.meta[0].split()) if entry.meta else None
+                prefix = read_meta_field(entry.meta[1]) if len(entry.meta) > 1 else None
+                project_meta = metas[entry.group]
+                tombstones.append(Tombstone("R", entry.group, entry.key, entry.deleted, project_meta, sets, prefix))
         elif entry.deleted is None:
             entities[(entry.group, entry.key)] = ProjectTimes(entry.first_seen, entry.changed)
     close_section()
@@ -473,6 +647,7 @@ def read_view(catalog: Catalog) -> LedgerView | None:
             unmatched.append(f"{missing} record(s) of {key}")
     return LedgerView(
         digest=digest.hexdigest(),
+        activation=activation,
         projects=projects,
         record_changed=changed,
         record_first_seen=first,
@@ -481,6 +656,8 @@ def read_view(catalog: Catalog) -> LedgerView | None:
         project_meta=metas,
         unmatched=tuple(unmatched[:5]),
         unmatched_count=count,
+        token_key=read_token_key(catalog.data_dir),
+        previous_counts=previous_counts,
     )
 
 

@@ -47,9 +47,12 @@ class Command(BaseCommand):
         telemetry.start_master(config)
         try:
             runtime.check_serveable(config.data_dir, config.allow_empty_data)
-            runtime.get_catalog()
+            catalog = runtime.get_catalog()
         except DataDirError as error:
             raise CommandError(_refusal(error, config.allow_empty_data)) from None
+        refusal = runtime.start_refusal(catalog)
+        if refusal:
+            raise CommandError(refusal)
 
         # A fresh clone has no built assets yet; an image has them built in.
         try:
