@@ -345,7 +345,8 @@ def svc(*args: str) -> subprocess.CompletedProcess:
 
 
 def stamp(data_dir: Path) -> str:
-    done = svc("stamp", str(data_dir))
+    """Stamp a release served at once: this rollout switches replicas one at a time, each as soon as it reloads."""
+    done = svc("stamp", "--activate-in", "0", str(data_dir))
     if done.returncode != 0:
         raise RuntimeError(f"svc stamp {data_dir}: exit {done.returncode}: {done.stderr}")
     return done.stdout.strip()

@@ -186,7 +186,7 @@ def test_a_reload_opens_the_new_snapshot(data_dir: Path) -> None:
     server = start_server(data_dir)
     try:
         _rewrite_records(data_dir, slice(0, 1000))
-        assert run_svc("stamp", str(data_dir)).returncode == 0
+        assert run_svc("stamp", "--activate-in", "0", str(data_dir)).returncode == 0
         server.process.send_signal(signal.SIGHUP)
         expected = load_catalog(data_dir).data_version
         server.wait_for_output(f"reloaded data version {expected}")
