@@ -45,7 +45,7 @@ PATHS = (
 def stamped_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data_dir = tmp_path_factory.mktemp("snapshot") / "data"
     shutil.copytree(SAMPLE_DIR, data_dir)
-    result = run_svc("stamp", str(data_dir))
+    result = run_svc("stamp", "--activate-in", "0", str(data_dir))
     assert result.returncode == 0, result.stderr
     return data_dir
 
