@@ -38,7 +38,15 @@ from catalog.domain.record_search import (
     record_date,
     record_label,
 )
-from catalog.domain.search import MAX_FILTER_VALUES, BadQuery, PageOutOfRange, normalise, words
+from catalog.domain.search import (
+    MAX_FILTER_VALUES,
+    BadQuery,
+    FacetResult,
+    FacetValue,
+    PageOutOfRange,
+    normalise,
+    words,
+)
 from catalog.domain.values import canonical_licence_uri, stored_list
 
 # (URL parameter, label): the label is English, marked for translation in catalog/pages/vocabulary.py.
@@ -150,25 +158,6 @@ class AllRecordsQuery:
         return tuple((k, values) for k, values in kept if values)
 
 
-@dataclass(frozen=True, slots=True)
-class AllRecordsFacetValue:
-    value: str
-    label: str
-    count: int
-    selected: bool
-
-
-@dataclass(frozen=True, slots=True)
-class AllRecordsFacet:
-    key: str
-    label: str
-    values: tuple[AllRecordsFacetValue, ...]
-
-    @property
-    def selected_count(self) -> int:
-        return sum(1 for value in self.values if value.selected)
-
-
 @dataclass(frozen=True)
 class AllRecordsResult(PagePositions):
     page_size: ClassVar[int] = PAGE_SIZE
@@ -176,7 +165,7 @@ class AllRecordsResult(PagePositions):
     page: int
     page_count: int
     hits: tuple[tuple[str, int], ...]  # (project key, record position in its table), this page only
-    facets: tuple[AllRecordsFacet, ...]
+    facets: tuple[FacetResult, ...]
 
 
 @dataclass(frozen=True)
@@ -320,12 +309,10 @@ def _and(masks: Sequence[np.ndarray]) -> np.ndarray | None:
     return combined
 
 
-def _facet(
-    index: AllRecordsIndex, key: str, label: str, counts: np.ndarray, selected: Sequence[str]
-) -> AllRecordsFacet:
+def _facet(index: AllRecordsIndex, key: str, label: str, counts: np.ndarray, selected: Sequence[str]) -> FacetResult:
     labels = index.labels[key]
     shown = [
-        AllRecordsFacetValue(value, labels[code], int(counts[code]), value in selected)
+        FacetValue(value, labels[code], int(counts[code]), value in selected)
         for code, value in enumerate(index.values[key])
         if counts[code] or value in selected
     ]
@@ -333,7 +320,7 @@ def _facet(
         shown.sort(key=lambda value: value.value, reverse=True)
     else:
         shown.sort(key=lambda value: (-value.count, normalise(value.label)))
-    return AllRecordsFacet(key, label, tuple(shown))
+    return FacetResult(key, label, tuple(shown))
 
 
 class _Counter:
