@@ -31,7 +31,7 @@ import numpy as np
 
 from catalog.domain.model import RecordTable, _Strings, is_placeholder, language_items, parse_timestamp
 from catalog.domain.paging import PagePositions
-from catalog.domain.search import PageOutOfRange, TextSortPage, normalise, words
+from catalog.domain.search import PageOutOfRange, TextSortPage, cut_at_matches, normalise, words
 
 PAGE_SIZE = 50
 MAX_QUERY_WORDS = 20
@@ -184,18 +184,7 @@ def highlight(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], 
     """``text`` cut into (part, is_match) pieces: a word is a match when it starts with a query word."""
     if not query_words:
         return ((text, False),) if text else ()
-    parts: list[tuple[str, bool]] = []
-    last = 0
-    for found in re.finditer(r"\w+", text):
-        normalised = normalise(found.group())
-        if any(normalised.startswith(word) for word in query_words):
-            if found.start() > last:
-                parts.append((text[last : found.start()], False))
-            parts.append((found.group(), True))
-            last = found.end()
-    if last < len(text):
-        parts.append((text[last:], False))
-    return tuple(parts)
+    return cut_at_matches(text, lambda folded: any(folded.startswith(word) for word in query_words))
 
 
 class IndexedRecordTable(RecordTable):

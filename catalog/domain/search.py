@@ -549,13 +549,12 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
 _WORDS_IN_TEXT = re.compile(r"\w+")
 
 
-def marked(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], ...]:
-    """``text`` cut into (part, is_match) pieces: a word matches when a query word occurs in it (the listing's rule)."""
+def cut_at_matches(text: str, is_match: Callable[[str], bool]) -> tuple[tuple[str, bool], ...]:
+    """``text`` cut into (part, is_match) pieces: each word whose folded form ``is_match`` stands alone."""
     parts: list[tuple[str, bool]] = []
     last = 0
     for found in _WORDS_IN_TEXT.finditer(text):
-        folded = normalise(found.group())
-        if any(word in folded for word in query_words):
+        if is_match(normalise(found.group())):
             if found.start() > last:
                 parts.append((text[last : found.start()], False))
             parts.append((found.group(), True))
@@ -563,6 +562,11 @@ def marked(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], ...
     if last < len(text):
         parts.append((text[last:], False))
     return tuple(parts)
+
+
+def marked(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], ...]:
+    """``text`` cut into (part, is_match) pieces: a word matches when a query word occurs in it (the listing's rule)."""
+    return cut_at_matches(text, lambda folded: any(word in folded for word in query_words))
 
 
 def snippet(texts: Sequence[str], query_words: Sequence[str], length: int = 220) -> tuple[tuple[str, bool], ...]:
