@@ -543,6 +543,7 @@ def redis_outage(fleet: Fleet, clients: int) -> RedisResult:
     from oaipmh.ratelimit import RETRY_INTERVAL
 
     seen = {replica.name: len(replica.log()) for replica in fleet.replicas}
+    names = set(seen)
     every_replica_thrice = BURST + 3 * len(fleet.replicas)
     with Load(fleet.proxy, fleet.load_paths(), clients) as load:
         fleet.redis.kill()
@@ -554,6 +555,9 @@ def redis_outage(fleet: Fleet, clients: int) -> RedisResult:
         time.sleep(RETRY_INTERVAL * 2)  # each replica's next overlapping request asks Redis again
         with held_oai_requests(fleet.replicas, "127.0.2.4"):
             back = fleet.over_limits("127.0.2.4", every_replica_thrice)
+            # The other clients' load shares nginx's round robin: ask on until every replica has refused once.
+            while {answer.replica for answer in back[BURST:]} != names and len(back) < 10 * every_replica_thrice:
+                back += fleet.over_limits("127.0.2.4", len(fleet.replicas))
     new = {replica.name: replica.log()[seen[replica.name] :] for replica in fleet.replicas}
     return RedisResult(
         load.result,
