@@ -93,14 +93,23 @@ def _end_of_second(date: bytes) -> float:
 
 
 def _entity_tag(catalog: Catalog, key: tuple, body: bytes) -> str:
-    """Weak: two answers that differ only in responseDate are the same answer (§8.8.1), not the same bytes.
+    """Weak: answers that differ only in the moment are the same answer (§8.8.1), not the same bytes.
 
-    The tag covers everything after responseDate, so it stays put while the
-    data version and the request do, and is computed once per request and data version.
+    The moment is the responseDate and, on a list page, the resumptionToken,
+    which names the second its list began (each worker and replica renders its
+    own). Within one data version every such token continues the same list, so
+    the tag covers the rest of the body: it stays put, on every replica, while
+    the data version and the request do, and is computed once per request and data version.
     """
 
     def tag() -> bytes:
-        return wire.entity_tag(catalog.data_version, body[_DATE_END:], weak=True).encode()
+        rest = body[_DATE_END:]
+        # Metadata is escaped: only the token element starts so. The last page's is empty, with no moment.
+        token = rest.rfind(b"<resumptionToken")
+        end = rest.find(b"</resumptionToken>", token)
+        if token >= 0 and end >= 0:
+            rest = rest[:token] + rest[end:]
+        return wire.entity_tag(catalog.data_version, rest, weak=True).encode()
 
     return memo_for(catalog).page(("oai-etag", *key), tag).decode()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import time
 from collections.abc import Iterator
 
 import brotli
@@ -12,11 +13,14 @@ from django.test import RequestFactory
 
 from catalog.web import wire
 from tests.conftest import CORPUS_DIR, Server, start_server, stop_server
-from tests.http_support import fetch, head_and_get, same_headers
+from tests.http_support import Reply, fetch, head_and_get, same_headers
 from tests.oai_support import HIGH_LIMITS_ENV, OAI_PATH, request_in_flight
 
 PAGE = "/projects/0803"
 OAI_LIST = f"{OAI_PATH}?verb=ListRecords&metadataPrefix=oai_datacite"
+# One page, no resumptionToken: the body differs from second to second by responseDate only.
+# (A list page's token carries the second its list began, so that page's tag moves each second.)
+OAI_RECORD = f"{OAI_PATH}?verb=GetRecord&metadataPrefix=oai_datacite&identifier=oai:dasch.swiss:ark:/72163/1/0803"
 COMPRESSED_PATHS = ["/projects", PAGE, "/sitemap.xml", "/api/v2/projects", "/api/v2/projects/0803"]
 STABLE_PATHS = [*COMPRESSED_PATHS, "/projects/0803/citation.bib", "/robots.txt"]
 
@@ -118,22 +122,46 @@ def test_variants_have_distinct_tags(server):
 
 
 def test_oai_etag_is_weak_and_ignores_response_date(server):
-    first = fetch(server.base_url, OAI_LIST)
+    first = fetch(server.base_url, OAI_RECORD)
     tag = first.headers["etag"]
     assert tag.startswith('W/"') and first.headers["cache-control"] == "no-cache"
-    # Same tag whatever the responseDate: the answer is the same, the moment is not.
-    again = fetch(server.base_url, OAI_LIST, headers={"If-None-Match": tag})
+    # Same tag in a later second: the answer is the same, the moment is not.
+    time.sleep(1.1)
+    again = fetch(server.base_url, OAI_RECORD, headers={"If-None-Match": tag})
     assert again.status == 304 and again.body == b"" and again.headers["etag"] == tag
+    later = fetch(server.base_url, OAI_RECORD)
+    assert _response_date(later.body) != _response_date(first.body) and later.headers["etag"] == tag
     other = fetch(server.base_url, f"{OAI_PATH}?verb=Identify")
     assert other.headers["etag"] != tag and b"<compression>gzip</compression>" in other.body
 
 
-@pytest.mark.parametrize("path", [*STABLE_PATHS, OAI_LIST, "/projects/ffff", "/healthz"])
+def test_oai_list_page_has_one_tag_on_every_replica_though_each_issues_its_own_token(server):
+    tag, token = _tag_and_token(fetch(server.base_url, OAI_LIST))
+    time.sleep(1.1)  # the other replica renders the page a second later, naming that second in its token
+    replica = start_server(CORPUS_DIR, HIGH_LIMITS_ENV)
+    try:
+        other_tag, other_token = _tag_and_token(fetch(replica.base_url, OAI_LIST))
+        revalidated = fetch(replica.base_url, OAI_LIST, headers={"If-None-Match": tag})
+    finally:
+        stop_server(replica)
+    assert other_token != token and other_tag == tag
+    assert revalidated.status == 304 and revalidated.headers["etag"] == tag
+
+
+def _response_date(body: bytes) -> bytes:
+    return body.partition(b"<responseDate>")[2].partition(b"</responseDate>")[0]
+
+
+def _tag_and_token(reply: Reply) -> tuple[str, bytes]:
+    return reply.headers["etag"], reply.body.rpartition(b"<resumptionToken")[2].partition(b"</resumptionToken>")[0]
+
+
+@pytest.mark.parametrize("path", [*STABLE_PATHS, OAI_RECORD, "/projects/ffff", "/healthz"])
 @pytest.mark.parametrize("accept", ["identity", "gzip"])
 def test_head_sends_the_get_headers_and_no_body(server, path, accept):
     head, get = head_and_get(server.base_url, path, headers={"Accept-Encoding": accept})
     assert head.status == get.status and head.body == b""
-    if path == OAI_LIST:  # the body (hence its compressed length) carries responseDate
+    if path == OAI_RECORD:  # the body (hence its compressed length) carries responseDate
         assert head.headers.keys() == get.headers.keys() and head.headers["etag"] == get.headers["etag"]
     else:
         assert same_headers(head, get)
