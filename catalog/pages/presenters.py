@@ -1,8 +1,10 @@
 """View models: what each page shows, computed from the catalogue once.
 
 Everything here is plain data (strings, :class:`~catalog.domain.values.Link`,
-lists), built for one catalogue and one placeholder setting and then reused
-for every request, so that templates only lay values out.
+lists), built for one catalogue, one placeholder setting and one interface
+language and then reused for every request, so that templates only lay values
+out. Links to pages come from :mod:`catalog.pages.page_links`, so they are in
+the language the view model is built in.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from catalog.domain.values import (
     stored_strings,
 )
 from catalog.formats import links
+from catalog.pages import page_links
 from catalog.pages.vocabulary import access_rights_label, role_label, type_of_data_label
 
 RECORDS_ON_PROJECT_PAGE = 20
@@ -201,10 +204,10 @@ class ProjectPage:
 def _ref_for(catalog: Catalog, contributor_id: str) -> tuple[EntityRef, bool] | None:
     person = catalog.persons.get(contributor_id)
     if person is not None:
-        return EntityRef(person.display_name, links.person_path(person.id)), True
+        return EntityRef(person.display_name, page_links.person(person.id)), True
     organization = catalog.organizations.get(contributor_id)
     if organization is not None:
-        return EntityRef(organization.display_name, links.organization_path(organization.id)), False
+        return EntityRef(organization.display_name, page_links.organization(organization.id)), False
     return None
 
 
@@ -230,7 +233,7 @@ def project_card(project: Project, values: Values) -> ProjectCard:
     return ProjectCard(
         shortcode=project.shortcode,
         name=project.name or project.shortcode,
-        url=links.project_path(project.shortcode),
+        url=page_links.project(project.shortcode),
         short_description=values.text(project.get("shortDescription")),
         keywords=tuple(keyword for keyword in keywords if keyword)[:CARD_KEYWORDS],
         badges=project_badges(project, values),
@@ -274,7 +277,7 @@ def _record_row(table: RecordTable, index: int, values: Values, query_words: Seq
     label = plain(values.text(record.get("label"))) or links.record_suffix(pid)
     return RecordRow(
         label=label,
-        url=links.record_path(table.shortcode, pid),
+        url=page_links.record(table.shortcode, pid),
         type_of_data=type_of_data_label(values.text(record.get("typeOfData"))),
         date=values.date(record_date(record)),
         identifier=links.record_suffix(pid),
@@ -303,7 +306,7 @@ def record_rows_of_projects(
         project = catalog.get_project(table.shortcode)
         name = (project.name if project else None) or table.shortcode
         row = _record_row(table, index, values, query_words)
-        rows.append(replace(row, project=EntityRef(name, links.project_path(table.shortcode))))
+        rows.append(replace(row, project=EntityRef(name, page_links.project(table.shortcode))))
     return tuple(rows)
 
 
@@ -404,7 +407,7 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         if is_person:
             person = catalog.persons[attribution.contributor_id]
             affiliations = tuple(
-                EntityRef(org.display_name, links.organization_path(org.id))
+                EntityRef(org.display_name, page_links.organization(org.id))
                 for org_id in dict.fromkeys(person.affiliation_ids)
                 if (org := catalog.organizations.get(org_id))
             )
@@ -422,11 +425,11 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         tabs.append(("records", TAB_LABELS["records"]))
 
     clusters = tuple(
-        EntityRef(cluster.name or cluster.id, links.cluster_path(cluster.id))
+        EntityRef(cluster.name or cluster.id, page_links.cluster(cluster.id))
         for cluster in catalog.clusters_by_project.get(project.key, ())
     )
     collections = tuple(
-        Link(links.collection_path(collection.id), collection.name or collection.id)
+        Link(page_links.collection(collection.id), collection.name or collection.id)
         for collection in catalog.collections_by_project.get(project.key, ())
     )
     overview = _facts(
@@ -477,7 +480,7 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         meta=PageMeta(
             title=name,
             description=description_in_language(values, project.get("shortDescription"), descriptions),
-            path=links.project_path(shortcode),
+            path=page_links.project(shortcode),
             json_path=links.project_json_path(shortcode),
             og_type="website",
             feed_path=links.project_feed_path(shortcode),
@@ -488,14 +491,14 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         short_description=values.text(project.get("shortDescription")),
         descriptions=descriptions,
         header_links=header_links,
-        tabs=tuple((tab_id, str(label), links.project_path(shortcode, tab_id)) for tab_id, label in tabs),
+        tabs=tuple((tab_id, str(label), page_links.project(shortcode, tab_id)) for tab_id, label in tabs),
         overview=overview,
         abstracts=tuple(values.language_texts(project.get("abstract"))),
         publications=publications,
         contributors=tuple(contributors),
         record_count=record_count,
         records=record_rows(table, 0, RECORDS_ON_PROJECT_PAGE, values) if table else (),
-        records_url=links.records_path(shortcode),
+        records_url=page_links.project_records(shortcode),
         permalink=pid_url,
         citation=values.text(project.get("howToCite")),
         citation_downloads=tuple(
@@ -523,6 +526,7 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
 class RecordPage:
     meta: PageMeta
     project: EntityRef
+    records_url: str
     label: str
     permalink: str | None
     facts: tuple[Fact, ...]
@@ -564,10 +568,11 @@ def build_record_page(project: Project, table: RecordTable, index: int, values: 
                 descriptions[0][1] if descriptions else "",
                 _("A record of the project {project}: {label}").format(project=project_name, label=label),
             ),
-            path=links.record_path(project.shortcode, pid),
+            path=page_links.record(project.shortcode, pid),
             json_path=links.record_json_path(project.shortcode, pid),
         ),
-        project=EntityRef(project_name, links.project_path(project.shortcode)),
+        project=EntityRef(project_name, page_links.project(project.shortcode)),
+        records_url=page_links.project_records(project.shortcode),
         label=label,
         permalink=values.url(pid),
         facts=facts,
@@ -587,7 +592,7 @@ class ProjectRoles:
 def _project_roles(entries: tuple[tuple[Project, tuple[str, ...]], ...], values: Values) -> tuple[ProjectRoles, ...]:
     return tuple(
         ProjectRoles(
-            EntityRef(project.name or project.shortcode, links.project_path(project.shortcode)),
+            EntityRef(project.name or project.shortcode, page_links.project(project.shortcode)),
             tuple(role_label(role) for role in (values.text(r) for r in roles) if role),
         )
         for project, roles in entries
@@ -625,7 +630,7 @@ class PersonPage:
 
 def build_person_page(catalog: Catalog, person: Person, values: Values) -> PersonPage:
     affiliations = tuple(
-        EntityRef(org.display_name, links.organization_path(org.id))
+        EntityRef(org.display_name, page_links.organization(org.id))
         for org_id in dict.fromkeys(person.affiliation_ids)
         if (org := catalog.organizations.get(org_id))
     )
@@ -642,7 +647,7 @@ def build_person_page(catalog: Catalog, person: Person, values: Values) -> Perso
         meta=PageMeta(
             title=person.display_name,
             description=shorten(description, META_DESCRIPTION_LENGTH),
-            path=links.person_path(person.id),
+            path=page_links.person(person.id),
             json_path=links.person_json_path(person.id),
             og_type="profile",
         ),
@@ -695,7 +700,7 @@ def build_organization_page(catalog: Catalog, organization: Organization, values
         meta=PageMeta(
             title=organization.display_name,
             description=shorten(description, META_DESCRIPTION_LENGTH),
-            path=links.organization_path(organization.id),
+            path=page_links.organization(organization.id),
             json_path=links.organization_json_path(organization.id),
         ),
         name=organization.display_name,
@@ -704,7 +709,7 @@ def build_organization_page(catalog: Catalog, organization: Organization, values
         address=address_lines(stored_address, values),
         identifiers=identifier_links(organization.get("sameAs"), values),
         people=tuple(
-            EntityRef(person.display_name, links.person_path(person.id))
+            EntityRef(person.display_name, page_links.person(person.id))
             for person in catalog.persons_by_organization.get(organization.id, ())
         ),
         projects=projects,
@@ -772,7 +777,7 @@ def _group_page(
 
 
 def build_cluster_page(catalog: Catalog, cluster: Cluster, values: Values) -> GroupPage:
-    path, json_path = links.cluster_path(cluster.id), links.cluster_json_path(cluster.id)
+    path, json_path = page_links.cluster(cluster.id), links.cluster_json_path(cluster.id)
     return _group_page(catalog, cluster, _("Project cluster"), path, json_path, values)
 
 
@@ -781,12 +786,12 @@ def _record_link(catalog: Catalog, record_ref: str, values: Values) -> Shown:
     for table in catalog.records.values():
         index = table.index_of_pid(record_ref)
         if index is not None:
-            return Link(links.record_path(table.shortcode, record_ref), links.record_suffix(record_ref))
+            return Link(page_links.record(table.shortcode, record_ref), links.record_suffix(record_ref))
     return values.text(record_ref)
 
 
 def build_collection_page(catalog: Catalog, collection: Collection, values: Values) -> GroupPage:
-    path, json_path = links.collection_path(collection.id), links.collection_json_path(collection.id)
+    path, json_path = page_links.collection(collection.id), links.collection_json_path(collection.id)
     return _group_page(
         catalog,
         collection,
@@ -796,12 +801,12 @@ def build_collection_page(catalog: Catalog, collection: Collection, values: Valu
         values,
         records=tuple(shown for ref in collection.record_ids if (shown := _record_link(catalog, ref, values))),
         collections=tuple(
-            EntityRef(child.name or child.id, links.collection_path(child.id))
+            EntityRef(child.name or child.id, page_links.collection(child.id))
             for child_id in collection.collection_ids
             if (child := catalog.collections.get(child_id))
         ),
         parents=tuple(
-            EntityRef(parent.name or parent.id, links.collection_path(parent.id))
+            EntityRef(parent.name or parent.id, page_links.collection(parent.id))
             for parent in catalog.parent_collections.get(collection.id, ())
         ),
     )

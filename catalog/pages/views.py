@@ -47,7 +47,7 @@ from catalog.domain.search import (
 )
 from catalog.domain.values import Values
 from catalog.formats import citation, dcat, jsonld, links
-from catalog.pages import dcat_views, export_views, languages, presenters, vocabulary
+from catalog.pages import dcat_views, export_views, languages, page_links, presenters, vocabulary
 from catalog.pages.export_views import Described
 from catalog.pages.templatetags import catalog_tags
 from catalog.runtime import get_catalog
@@ -61,7 +61,7 @@ DEFAULT = ListingQuery()
 
 def home(request: HttpRequest) -> HttpResponse:
     """`/` is the project listing (308 keeps the method)."""
-    return redirect(languages.in_language(languages.HOME, _language()), permanent=True, preserve_request=True)
+    return redirect(page_links.projects(), permanent=True, preserve_request=True)
 
 
 PAGE_TEMPLATES = (
@@ -205,11 +205,11 @@ def _changed_with_catalog(response: HttpResponse, catalog: Catalog) -> HttpRespo
 def _render(request: HttpRequest, template: str, context: dict[str, Any]) -> str:
     if "page" in context:
         context["meta"] = context["page"].meta
-    # The page's canonical path, unprefixed: its hreflang alternates are this path in each language.
+    # The page's canonical path, in its language: its hreflang alternates are the same page in each language.
     meta = context.get("meta")
-    context["page_path"] = context.get("canonical") or (meta.path if meta is not None else None)
-    html = render_to_string(template, {"base_url": base_url(request), **context}, request)
-    return languages.localize_links(html, _language())
+    page_path = context.get("canonical") or (meta.path if meta is not None else None)
+    context["page_languages"] = languages.alternates(page_path) if page_path else ()
+    return render_to_string(template, {"base_url": base_url(request), **context}, request)
 
 
 def _view_model(memo: CatalogMemo, key: tuple[Hashable, ...], build: Callable[[], Any]) -> Any:
@@ -279,7 +279,7 @@ def projects(request: HttpRequest) -> HttpResponse:
         cards = _view_model(
             memo, ("cards",), lambda: {p.key: presenters.project_card(p, values) for p in catalog.projects}
         )
-        path = links.projects_path()
+        path = page_links.projects()
         labels = {facet.key: facet for facet in result.facets}
         active_filters = [
             (
@@ -406,7 +406,7 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
                 "active_tab": tab,
                 "jsonld": jsonld.to_script(document),
                 "siblings": [
-                    (p.shortcode, p.name or p.shortcode, links.project_path(p.shortcode))
+                    (p.shortcode, p.name or p.shortcode, page_links.project(p.shortcode))
                     for p in _pid_siblings(catalog, project_)
                 ],
                 **_citation_context(request, described, data, style),
@@ -443,18 +443,18 @@ def shortcode_choices(request: HttpRequest, catalog: Catalog, prefix: str) -> Ht
         raise Http404(_("No project with the shortcode {shortcode}.").format(shortcode=repr(prefix)))
     context = {
         "prefix": prefix,
-        "choices": [(p.shortcode, p.name or p.shortcode, links.project_path(p.shortcode)) for p in matches],
+        "choices": [(p.shortcode, p.name or p.shortcode, page_links.project(p.shortcode)) for p in matches],
         "meta": presenters.PageMeta(
             title=_("Projects whose shortcode begins with {prefix}").format(prefix=prefix),
             description=_("{count} projects have a shortcode beginning with {prefix}.").format(
                 count=len(matches), prefix=prefix
             ),
-            path=links.project_path(prefix),
+            path=page_links.project(prefix),
             json_path=None,
         ),
     }
     response = HttpResponse(_render(request, "choices.html", context), content_type=HTML, status=300)
-    response["Location"] = links.project_path(matches[0].shortcode)
+    response["Location"] = page_links.project(matches[0].shortcode)
     return response
 
 
@@ -475,7 +475,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
 
     def render() -> str:
         name = project_.name or project_.shortcode
-        path = links.records_path(project_.shortcode)
+        path = page_links.project_records(project_.shortcode)
         if table is None:
             result = RecordResult(0, 1, 1, ())
         else:
@@ -494,7 +494,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
             "records.html",
             {
                 "project_name": name,
-                "project_url": links.project_path(project_.shortcode),
+                "project_url": page_links.project(project_.shortcode),
                 "rows": rows,
                 "count": len(table) if table else 0,
                 "result": result,
@@ -537,7 +537,7 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
             result = all_records.search_all_records(index, query)
         except PageOutOfRange as error:
             raise Http404(_past_the_end(error)) from None
-        path = links.all_records_path()
+        path = page_links.all_records()
         facets = {facet.key: facet for facet in result.facets}
         active_filters = [
             (
@@ -749,7 +749,7 @@ def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
     def render() -> str:
         page = presenters.build_cluster_page(catalog, cluster_, _values())
         members = presenters.group_projects(catalog, cluster_)
-        document = jsonld.group(cluster_, members, page.meta.path, base_url(request))
+        document = jsonld.group(cluster_, members, described.page_path, base_url(request))
         return _render(
             request,
             "group.html",
@@ -774,7 +774,7 @@ def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
     def render() -> str:
         page = presenters.build_collection_page(catalog, collection_, _values())
         members = presenters.group_projects(catalog, collection_)
-        document = jsonld.group(collection_, members, page.meta.path, base_url(request))
+        document = jsonld.group(collection_, members, described.page_path, base_url(request))
         return _render(
             request,
             "group.html",
@@ -803,7 +803,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
             result = browse(entries, query)
         except PageOutOfRange as error:
             raise Http404(_past_the_end(error)) from None
-        path = f"/{kind}"
+        path = page_links.listing(kind)
         return _render(
             request,
             "browse.html",
@@ -812,7 +812,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
                 "result": result,
                 "query": query,
                 "path": path,
-                "rows": [(entry, ENTITY_PATHS[kind](entry.id)) for entry in result.items],
+                "rows": [(entry, page_links.entity(kind, entry.id)) for entry in result.items],
                 "total_entries": len(entries),
                 "clear_text_url": query.url(path, q="", page=1),
                 **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
@@ -823,14 +823,6 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
         )
 
     return _cached_page(request, memo, ("browse", kind, query), render)
-
-
-ENTITY_PATHS = {
-    "persons": links.person_path,
-    "organizations": links.organization_path,
-    "clusters": links.cluster_path,
-    "collections": links.collection_path,
-}
 
 
 @require_safe
@@ -865,7 +857,7 @@ def about(request: HttpRequest) -> HttpResponse:
                 "meta": presenters.PageMeta(
                     title=_("About"),
                     description=_("What this research-data catalogue holds and how to use its pages, API and OAI-PMH."),
-                    path="/about",
+                    path=page_links.about(),
                     json_path=None,
                 ),
             },

@@ -47,12 +47,6 @@ def shown(value: object) -> SafeString:
 
 
 @register.filter
-def in_language(path: object, language: str) -> str:
-    """A page's path in an interface language (`/projects` -> `/de/projects`)."""
-    return languages.in_language(str(path), language)
-
-
-@register.filter
 def number(value: object) -> str:
     """A count grouped the interface language's way (4.198 in German, 4 198 in French).
 
