@@ -12,12 +12,13 @@ never prefixed nor translated, and their answers do not depend on the language.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.middleware.locale import LocaleMiddleware
-from django.urls import ResolverMatch, reverse, translate_url
+from django.urls import LocalePrefixPattern, ResolverMatch, URLResolver, get_resolver, reverse, translate_url
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
@@ -91,10 +92,13 @@ class LanguageMiddleware(LocaleMiddleware):
 
     def __init__(self, get_response: Any) -> None:
         super().__init__(get_response)
-        # The routes under i18n_patterns (imported here: the URLconf imports the views, which import this module).
-        from catalog.pages import urls
-
-        self.pages = frozenset(pattern.name for pattern in urls.urlpatterns)
+        # The pages are what the URLconf puts under i18n_patterns.
+        self.pages = frozenset(
+            name
+            for entry in get_resolver().url_patterns
+            if isinstance(entry, URLResolver) and isinstance(entry.pattern, LocalePrefixPattern)
+            for name in _route_names(entry)
+        )
 
     # MiddlewareMixin answers a response returned here; the stubs type Django's own as returning None.
     def process_request(self, request: HttpRequest) -> HttpResponse | None:  # type: ignore[override]
@@ -136,6 +140,14 @@ class LanguageMiddleware(LocaleMiddleware):
         if match is None or match.url_name not in self.pages or request.method not in SAFE_METHODS:
             return None
         return match if split_language(request.path_info)[0] is None else None
+
+
+def _route_names(resolver: URLResolver) -> Iterator[str]:
+    for entry in resolver.url_patterns:
+        if isinstance(entry, URLResolver):
+            yield from _route_names(entry)
+        elif entry.name:
+            yield entry.name
 
 
 def _choose_english(request: HttpRequest, rest: str) -> HttpResponse:
