@@ -62,8 +62,10 @@ def _name_identifier(identifier: NameIdentifier) -> str:
 
 
 def _affiliation(affiliation: Affiliation) -> str:
-    ror = f"{attribute('affiliationIdentifier', affiliation.ror)}{ROR_SCHEME}" if affiliation.ror else ""
-    return f"<affiliation{ror}>{esc(affiliation.name)}</affiliation>"
+    return (
+        f"<affiliation{attribute('affiliationIdentifier', affiliation.ror)}{ROR_SCHEME if affiliation.ror else ''}>"
+        f"{esc(affiliation.name)}</affiliation>"
+    )
 
 
 def _agent(name: str, agent: Agent, kind: str = "") -> str:
@@ -95,8 +97,10 @@ def _title(title: Text) -> str:
 
 def _publisher(item: ItemMetadata) -> str:
     identifier = item.publisher_identifier
-    ror = f"{attribute('publisherIdentifier', identifier)}{PUBLISHER_ROR_SCHEME}" if identifier else ""
-    return f"<publisher{ror}>{esc(item.publisher)}</publisher>"
+    return (
+        f"<publisher{attribute('publisherIdentifier', identifier)}{PUBLISHER_ROR_SCHEME if identifier else ''}>"
+        f"{esc(item.publisher)}</publisher>"
+    )
 
 
 def _subject(subject: Subject) -> str:
@@ -139,8 +143,10 @@ def _format(value: str) -> str:
 
 
 def _rights(rights: Rights) -> str:
-    spdx = f"{attribute('rightsIdentifier', rights.spdx)}{SPDX_SCHEME}" if rights.spdx else ""
-    return f"<rights{attribute('rightsURI', rights.uri)}{spdx}>{esc(rights.text)}</rights>"
+    return (
+        f"<rights{attribute('rightsURI', rights.uri)}{attribute('rightsIdentifier', rights.spdx)}"
+        f"{SPDX_SCHEME if rights.spdx else ''}>{esc(rights.text)}</rights>"
+    )
 
 
 def _rights_list(item: ItemMetadata) -> list[Rights]:

@@ -1,12 +1,12 @@
-"""The one escaping function every text and attribute value goes through, and the small writer built on it.
+"""The escaping every text and attribute value of the XML responses goes through (:func:`esc`, :func:`attribute`).
 
 Responses are built as strings, not element trees, for speed, so this is
 where well-formedness is guaranteed: characters illegal in XML 1.0 (C0
 controls other than tab/newline/carriage return, lone surrogates, U+FFFE and
 U+FFFF) are removed and markup characters escaped. The metadata writers
 (``oai_datacite``, ``oai_dc``) put every value into their f-strings through
-:func:`esc` or :func:`attribute` (tests/unit/test_xml_writers.py checks their
-source for it), so no value reaches the output unescaped. It also holds the
+:func:`esc` or :func:`attribute` (tests/unit/test_xmltext.py checks their source
+for it), so no value reaches the output unescaped. It also holds the
 checks of the few simple types the schemas constrain (language tags, URIs).
 """
 
