@@ -1,8 +1,9 @@
 """``oai_datacite``: DataCite kernel 4.6 inside the ``oai-1.1`` wrapper (SPEC §5.6).
 
 Every value goes into the markup through :func:`~catalog.formats.xmltext.esc`
-or :func:`~catalog.formats.xmltext.attribute`; the properties after the
-mandatory ones are a table, in the kernel's order.
+or :func:`~catalog.formats.xmltext.attribute`. The kernel's list properties
+are tables in its order; the parts a record shares with its project's other
+records (creators, publisher, contributors, rights) are written once.
 """
 
 from __future__ import annotations
@@ -189,19 +190,6 @@ def _related_item(text: str) -> str:
         '<relatedItem relatedItemType="Text" relationType="IsCitedBy">'
         f"<titles><title>{esc(text)}</title></titles></relatedItem>"
     )
-
-
-def _identifier(item: ItemMetadata) -> str:
-    return f"<identifier{attribute('identifierType', item.identifier_type)}>{esc(item.identifier)}</identifier>"
-
-
-def _publication_year(item: ItemMetadata) -> str:
-    return f"<publicationYear>{esc(item.publication_year)}</publicationYear>"
-
-
-def _resource_type(item: ItemMetadata) -> str:
-    general, text = item.resource_type
-    return f"<resourceType{attribute('resourceTypeGeneral', general)}>{esc(text)}</resourceType>"
 
 
 _List = tuple[str, str, Callable[[ItemMetadata], Sequence[Any]], Callable[[Any], str]]

@@ -638,7 +638,7 @@ class RecordSharing:
 
     __slots__ = ("_by_value", "_last", "_person_names")
 
-    MAX_VALUES = 1024  # distinct values kept; more empty the table (the values are cheap to derive again)
+    MAX_VALUES = 64  # distinct values kept per project (records repeat a few); more empty the table
 
     def __init__(self, person_names: frozenset[str]) -> None:
         self._person_names = person_names
@@ -738,10 +738,10 @@ def record_metadata(record: dict[str, Any], context: ProjectContext) -> ItemMeta
     """One record (its parsed JSON), with what it takes from its project."""
     get = record.get
     shared = context.sharing.of(get("publisher"), get("legalInfo"), get("accessRights"))
-    pid = uri_value(get("pid")) or uri_value(get("id")) or ""
+    record_id = uri_value(get("id"))
+    pid = uri_value(get("pid")) or record_id or ""
     created, modified = date_value(get("dateCreated")), date_value(get("dateModified"))
     issued = dates.record_issued(record) or context.issued
-    record_id = uri_value(get("id"))
     item = ItemMetadata(
         identifier=pid,
         identifier_type=identifiers.pid_type(pid),
