@@ -22,7 +22,7 @@ from rdflib.term import Node
 
 from catalog.domain import dates
 from catalog.domain.disciplines import facet_label, facet_value
-from catalog.domain.identifiers import project_identity
+from catalog.domain.identifiers import ItemIdentity, project_identity
 from catalog.domain.ledger import iso_time
 from catalog.domain.model import NO_DATESTAMP, Catalog, Cluster, Collection, Organization, Person, Project, RecordTable
 from catalog.domain.paging import page_count
@@ -525,44 +525,21 @@ def dataset(graph: DcatGraph, catalog: Catalog, project: Project, site: Site, ad
     node = URIRef(page_url)
     item = item_metadata.project_metadata(catalog, project, base_url, "")
     graph.add((node, RDF.type, DCAT.Dataset))
-    for title in item.titles:
-        graph.add((node, DCTERMS.alternative if title.kind else DCTERMS.title, _text(title.value, title.lang)))
-    descriptions = item.descriptions or [item_metadata.Text(item.titles[0].value)]
-    for description in descriptions:
-        graph.add((node, DCTERMS.description, _text(description.value, description.lang)))
+    _titles_and_descriptions(graph, node, item)
     identity = project_identity(catalog, project, page_url)
     graph.add((node, DCTERMS.identifier, Literal(identity.identifier)))
     if adms_identifiers:
-        if identity.identifier_type in ("ARK", "DOI"):
-            _identifier(graph, node, identity.identifier, identity.identifier_type)
-        for value, scheme in item.alternate_identifiers:
-            _identifier(graph, node, value, scheme)
-    for subject in item.subjects:
-        if subject.value_uri is None:
-            graph.add((node, DCAT.keyword, _text(subject.value, subject.lang)))
-    graph.add((node, DCAT.theme, THEME))
-    for concept in _disciplines(graph, project, base_url):
-        graph.add((node, DCAT.theme, concept))
-    for code in item.languages:
-        language = eu_language(code)
-        if language is not None:
-            graph.add((node, DCTERMS.language, language))
-            graph.add((language, RDF.type, DCTERMS.LinguisticSystem))
+        _adms_identifiers(graph, node, identity, item)
+    _keywords_and_themes(graph, node, project, item, base_url)
+    _languages(graph, node, item)
     _temporal(graph, node, item)
     _spatial(graph, node, project)
     graph.add((node, DCAT.contactPoint, _contact_point(graph, catalog, project, site)))
-    publisher = _publisher(graph, site)
-    graph.add((node, DCTERMS.publisher, publisher))
-    creator_ids = {attribution.contributor_id for attribution in creator_attributions(project)}
-    for contributor_id in dict.fromkeys(a.contributor_id for a in project.attributions):
-        agent = _agent_node(graph, catalog, contributor_id, base_url)
-        if agent is not None:
-            graph.add((node, DCTERMS.creator if contributor_id in creator_ids else DCTERMS.contributor, agent))
+    graph.add((node, DCTERMS.publisher, _publisher(graph, site)))
+    _creators_and_contributors(graph, node, catalog, project, base_url)
     issued, modified = _issued_and_modified(catalog, project, item)
-    if issued is not None:
-        graph.add((node, DCTERMS.issued, issued))
-    if modified is not None:
-        graph.add((node, DCTERMS.modified, modified))
+    _add_if(graph, node, DCTERMS.issued, issued)
+    _add_if(graph, node, DCTERMS.modified, modified)
     graph.add((node, DCAT.landingPage, _document(graph, page_url)))
     _access_rights(graph, node, item)
     _related(graph, node, item)
@@ -581,6 +558,53 @@ def dataset(graph: DcatGraph, catalog: Catalog, project: Project, site: Site, ad
             )
         )
     return node
+
+
+def _add_if(graph: DcatGraph, node: URIRef, predicate: URIRef, value: Node | None) -> None:
+    if value is not None:
+        graph.add((node, predicate, value))
+
+
+def _titles_and_descriptions(graph: DcatGraph, node: URIRef, item: ItemMetadata) -> None:
+    for title in item.titles:
+        graph.add((node, DCTERMS.alternative if title.kind else DCTERMS.title, _text(title.value, title.lang)))
+    descriptions = item.descriptions or [item_metadata.Text(item.titles[0].value)]
+    for description in descriptions:
+        graph.add((node, DCTERMS.description, _text(description.value, description.lang)))
+
+
+def _adms_identifiers(graph: DcatGraph, node: URIRef, identity: ItemIdentity, item: ItemMetadata) -> None:
+    if identity.identifier_type in ("ARK", "DOI"):
+        _identifier(graph, node, identity.identifier, identity.identifier_type)
+    for value, scheme in item.alternate_identifiers:
+        _identifier(graph, node, value, scheme)
+
+
+def _keywords_and_themes(graph: DcatGraph, node: URIRef, project: Project, item: ItemMetadata, base_url: str) -> None:
+    for subject in item.subjects:
+        if subject.value_uri is None:
+            graph.add((node, DCAT.keyword, _text(subject.value, subject.lang)))
+    graph.add((node, DCAT.theme, THEME))
+    for concept in _disciplines(graph, project, base_url):
+        graph.add((node, DCAT.theme, concept))
+
+
+def _languages(graph: DcatGraph, node: URIRef, item: ItemMetadata) -> None:
+    for code in item.languages:
+        language = eu_language(code)
+        if language is not None:
+            graph.add((node, DCTERMS.language, language))
+            graph.add((language, RDF.type, DCTERMS.LinguisticSystem))
+
+
+def _creators_and_contributors(
+    graph: DcatGraph, node: URIRef, catalog: Catalog, project: Project, base_url: str
+) -> None:
+    creator_ids = {attribution.contributor_id for attribution in creator_attributions(project)}
+    for contributor_id in dict.fromkeys(a.contributor_id for a in project.attributions):
+        agent = _agent_node(graph, catalog, contributor_id, base_url)
+        if agent is not None:
+            graph.add((node, DCTERMS.creator if contributor_id in creator_ids else DCTERMS.contributor, agent))
 
 
 def _distribution(

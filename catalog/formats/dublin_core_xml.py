@@ -1,10 +1,16 @@
-"""``oai_dc``: simple Dublin Core, the format every OAI-PMH repository must offer (SPEC §5.6)."""
+"""``oai_dc``: simple Dublin Core, the format every OAI-PMH repository must offer (SPEC §5.6).
+
+Every value goes into the markup through :func:`~catalog.formats.xmltext.esc`
+or :func:`~catalog.formats.xmltext.attribute`; the elements are a table, in order.
+"""
 
 from __future__ import annotations
 
-from catalog.formats.item_metadata import ItemMetadata, Related
+from collections.abc import Iterable, Sequence
+
+from catalog.formats.item_metadata import ItemMetadata, Related, Subject, Text
 from catalog.formats.vocabularies import dcmi_type
-from catalog.formats.xmltext import esc
+from catalog.formats.xmltext import attribute, esc
 
 PREFIX = "oai_dc"
 SCHEMA = "http://www.openarchives.org/OAI/2.0/oai_dc.xsd"
@@ -21,11 +27,6 @@ OPEN = (
 CLOSE = "</oai_dc:dc>"
 
 
-def _element(name: str, value: str, lang: str | None = None) -> str:
-    attribute = f' xml:lang="{lang}"' if lang else ""
-    return f"<dc:{name}{attribute}>{esc(value)}</dc:{name}>"
-
-
 # Relations that dc:relation carries: what the item is part of and the publications about it.
 _DC_RELATIONS = frozenset({"IsPartOf", "IsCitedBy", "IsReferencedBy"})
 
@@ -34,40 +35,83 @@ def _relation(related: Related) -> str:
     return f"https://doi.org/{related.value}" if related.identifier_type == "DOI" else related.value
 
 
-def render(item: ItemMetadata) -> str:
-    out = [OPEN]
-    out.extend(_element("title", title.value, title.lang) for title in item.titles)
-    out.extend(_element("creator", agent.name) for agent in item.creators)
-    out.extend(_element("subject", subject.value, subject.lang) for subject in item.subjects)
-    out.extend(_element("description", text.value, text.lang) for text in item.descriptions)
-    out.append(_element("publisher", item.publisher))
-    # Creators are not repeated as contributors; rights holders are rights, not contributors.
+def _contributors(item: ItemMetadata) -> list[str]:
+    """Creators are not repeated as contributors; rights holders are rights, not contributors."""
     creators = {agent.name for agent in item.creators}
-    contributors = dict.fromkeys(
-        agent.name for agent, kind in item.contributors if kind != "RightsHolder" and agent.name not in creators
+    return list(
+        dict.fromkeys(
+            agent.name for agent, kind in item.contributors if kind != "RightsHolder" and agent.name not in creators
+        )
     )
-    out.extend(_element("contributor", name) for name in contributors)
-    if item.issued:
-        out.append(_element("date", item.issued))
-    if item.embargo_end:
-        out.append(_element("date", f"info:eu-repo/date/embargoEnd/{item.embargo_end[:10]}"))
-    out.append(_element("type", dcmi_type(item.resource_type[0])))
-    out.extend(_element("format", value) for value in item.formats)
-    out.append(_element("identifier", item.identifier))
-    out.extend(_element("identifier", value) for value in item.extra_identifiers)
-    out.extend(_element("language", language) for language in item.languages)
-    out.extend(
-        _element("relation", _relation(related)) for related in item.related if related.relation in _DC_RELATIONS
-    )
-    out.extend(_element("relation", text) for text in item.related_texts)
-    out.extend(_element("coverage", coverage.name or coverage.date or "") for coverage in item.coverage)
-    out.extend(_element("coverage", place) for place in item.places)
-    if item.access:
-        out.append(_element("rights", item.access.eu_repo_uri))
-        out.append(_element("rights", item.access.label))
+
+
+def _dates(item: ItemMetadata) -> list[str]:
+    embargo = f"info:eu-repo/date/embargoEnd/{item.embargo_end[:10]}" if item.embargo_end else None
+    return [date for date in (item.issued, embargo) if date]
+
+
+def _relations(item: ItemMetadata) -> list[str]:
+    return [*(_relation(related) for related in item.related if related.relation in _DC_RELATIONS), *item.related_texts]
+
+
+def _coverage(item: ItemMetadata) -> list[str]:
+    return [*(coverage.name or coverage.date or "" for coverage in item.coverage), *item.places]
+
+
+def _rights(item: ItemMetadata) -> list[str]:
+    found = [item.access.eu_repo_uri, item.access.label] if item.access else []
     for rights in item.rights:
-        out.append(_element("rights", rights.text))
+        found.append(rights.text)
         if rights.uri:
-            out.append(_element("rights", rights.uri))
-    out.append(CLOSE)
-    return "".join(out)
+            found.append(rights.uri)
+    return found
+
+
+def _texts(name: str, values: Sequence[Text] | Sequence[Subject]) -> list[str]:
+    return [f"<{name}{attribute('xml:lang', text.lang)}>{esc(text.value)}</{name}>" for text in values]
+
+
+def _plain(name: str, values: Iterable[str]) -> list[str]:
+    return [f"<{name}>{esc(value)}</{name}>" for value in values]
+
+
+def _shared_parts(item: ItemMetadata) -> tuple[str, ...]:
+    """Creators, publisher, contributors and rights: for a record, written once for all records that share
+    them (:attr:`ItemMetadata.shared_renderings`)."""
+    shared = item.shared_renderings
+    parts = shared.get(PREFIX) if shared is not None else None
+    if parts is None:
+        parts = (
+            "".join(_plain("dc:creator", [agent.name for agent in item.creators])),
+            f"<dc:publisher>{esc(item.publisher)}</dc:publisher>",
+            "".join(_plain("dc:contributor", _contributors(item))),
+            "".join(_plain("dc:rights", _rights(item))),
+        )
+        if shared is not None:
+            shared[PREFIX] = parts
+    return parts
+
+
+def render(item: ItemMetadata) -> str:
+    creators, publisher, contributors, rights = _shared_parts(item)
+    return "".join(
+        [
+            OPEN,
+            *_texts("dc:title", item.titles),
+            creators,
+            *_texts("dc:subject", item.subjects),
+            *_texts("dc:description", item.descriptions),
+            publisher,
+            contributors,
+            *_plain("dc:date", _dates(item)),
+            f"<dc:type>{esc(dcmi_type(item.resource_type[0]))}</dc:type>",
+            *_plain("dc:format", item.formats),
+            f"<dc:identifier>{esc(item.identifier)}</dc:identifier>",
+            *_plain("dc:identifier", item.extra_identifiers),
+            *_plain("dc:language", item.languages),
+            *_plain("dc:relation", _relations(item)),
+            *_plain("dc:coverage", _coverage(item)),
+            rights,
+            CLOSE,
+        ]
+    )

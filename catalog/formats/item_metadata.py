@@ -154,6 +154,9 @@ class ItemMetadata:
     coverage: list[TemporalCoverage] = field(default_factory=list)
     places: list[str] = field(default_factory=list)
     funding: list[Funding] = field(default_factory=list)
+    # The writers' renderings of what this record shares with others of its project (publisher, creators,
+    # contributors, rights, access: see RecordSharing), kept with those values so each is written once.
+    shared_renderings: dict[str, tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
 
 
 # --- small readers of stored values -------------------------------------------
@@ -480,65 +483,48 @@ def landing_url(base_url: str, project: Project) -> str:
     return base_url + links.project_path(project.shortcode)
 
 
-def project_metadata(catalog: Catalog, project: Project, base_url: str, fallback_year: str) -> ItemMetadata:
-    """``base_url`` is the site's origin (for landing pages); ``fallback_year`` stands in for a missing date."""
-    raw = project.raw
-    identity = identifiers.project_identity(catalog, project, landing_url(base_url, project))
-    start, end = date_value(raw.get("startDate")), date_value(raw.get("endDate"))
-    access, embargo = _access(raw.get("accessRights"))
-    rights, holders = _legal_info(raw.get("legalInfo"))
-    creators, contributors = _creators_and_contributors(catalog, project)
-    person_names = _person_names(catalog)
-    contributors.extend((free_text_agent(holder, person_names), "RightsHolder") for holder in holders)
-    issued = dates.project_issued(catalog, project)
-
-    item = ItemMetadata(
-        identifier=identity.identifier,
-        identifier_type=identity.identifier_type,
-        publisher=PUBLISHER,
-        publisher_identifier=_publisher_identifier(PUBLISHER),
-        publication_year=dates.year(issued) or fallback_year,
-        resource_type=PROJECT_RESOURCE_TYPE,
-        creators=creators or [Agent(PUBLISHER, "Organizational")],
-        contributors=contributors,
-        issued=issued,
-        embargo_end=embargo,
-        access=access,
-        rights=rights,
-    )
+def _project_titles(project: Project) -> list[Text]:
+    """Its name, then its official and alternative names; the shortcode when it names itself nowhere."""
+    titles: list[Text] = []
     name = text_value(project.name)
     if name:
-        item.titles.append(Text(name))
-    official = text_value(raw.get("officialName"))
+        titles.append(Text(name))
+    official = text_value(project.get("officialName"))
     if official and official != name:
-        item.titles.append(Text(official, None, "AlternativeTitle"))
-    for alternative in _as_list(raw.get("alternativeNames")):
-        item.titles.extend(texts(alternative, "AlternativeTitle"))
-    item.subjects = _subjects(project)
-    item.descriptions = [
-        *texts(raw.get("shortDescription"), "Abstract"),
-        *texts(raw.get("abstract"), "Abstract"),
-        *texts(raw.get("description"), "Other"),
-    ]
+        titles.append(Text(official, None, "AlternativeTitle"))
+    for alternative in _as_list(project.get("alternativeNames")):
+        titles.extend(texts(alternative, "AlternativeTitle"))
+    return titles or [Text(project.shortcode)]
 
-    if issued:
-        item.dates.append(Date(issued, "Issued"))
-    collected = _range(start, end)
+
+def _project_dates(
+    catalog: Catalog, project: Project, issued: str | None, embargo: str | None
+) -> tuple[list[Date], list[TemporalCoverage]]:
+    """Issued, Collected (start/end), Coverage (with the period's name) and Available (embargo end)."""
+    found = [Date(issued, "Issued")] if issued else []
+    collected = _range(date_value(project.get("startDate")), date_value(project.get("endDate")))
     if collected:
-        item.dates.append(Date(collected, "Collected"))
-    for entry in _as_list(raw.get("temporalCoverage")):
+        found.append(Date(collected, "Collected"))
+    coverages: list[TemporalCoverage] = []
+    for entry in _as_list(project.get("temporalCoverage")):
         coverage = resolve(entry, catalog.chronontology_periods, catalog.temporal_coverage_enrichment)
         if coverage.name or coverage.date:
-            item.coverage.append(coverage)
+            coverages.append(coverage)
         if coverage.date:
-            item.dates.append(Date(coverage.date, "Coverage", coverage.name))
+            found.append(Date(coverage.date, "Coverage", coverage.name))
     if embargo:
-        item.dates.append(Date(embargo, "Available"))
+        found.append(Date(embargo, "Available"))
+    return found, coverages
 
-    item.languages = project_languages(project)
-    item.alternate_identifiers = [(project.shortcode, "Shortcode")]
+
+def _project_alternate_identifiers(project: Project, identity: identifiers.ItemIdentity) -> list[tuple[str, str]]:
+    found = [(project.shortcode, "Shortcode")]
     if identity.identifier_type == "URL" and identity.shared_pid is None and uri_value(project.pid):
-        item.alternate_identifiers.append((project.pid.strip(), identifiers.pid_type(project.pid)))
+        found.append((project.pid.strip(), identifiers.pid_type(project.pid)))
+    return found
+
+
+def _project_parents(catalog: Catalog, project: Project, identity: identifiers.ItemIdentity) -> list[Related]:
     groups: tuple[Cluster | Collection, ...] = (
         *catalog.clusters_by_project.get(project.key, ()),
         *catalog.collections_by_project.get(project.key, ()),
@@ -547,16 +533,59 @@ def project_metadata(catalog: Catalog, project: Project, base_url: str, fallback
     if identity.shared_pid:
         # The shared pid identifies the cluster that carries it (or, without one, the group of its items).
         parents.append(pid_related(identity.shared_pid, "IsPartOf"))
-    publications, item.related_texts = _publications(project)
-    item.related = list(dict.fromkeys([*(p for p in parents if p), *publications]))
-    for place in _as_list(raw.get("spatialCoverage")):
+    return [parent for parent in parents if parent]
+
+
+def _places(project: Project) -> list[str]:
+    places: list[str] = []
+    for place in _as_list(project.get("spatialCoverage")):
         label = text_value(place.get("text")) if isinstance(place, Mapping) and "url" in place else pick_language(place)
-        if (shown := text_value(label)) and label not in item.places:
-            item.places.append(shown)
-    item.funding = _funding(catalog, project)
-    if not item.titles:
-        item.titles.append(Text(project.shortcode))
-    return item
+        if (shown := text_value(label)) and label not in places:
+            places.append(shown)
+    return places
+
+
+def project_metadata(catalog: Catalog, project: Project, base_url: str, fallback_year: str) -> ItemMetadata:
+    """``base_url`` is the site's origin (for landing pages); ``fallback_year`` stands in for a missing date."""
+    raw = project.raw
+    identity = identifiers.project_identity(catalog, project, landing_url(base_url, project))
+    access, embargo = _access(raw.get("accessRights"))
+    rights, holders = _legal_info(raw.get("legalInfo"))
+    creators, contributors = _creators_and_contributors(catalog, project)
+    person_names = _person_names(catalog)
+    contributors.extend((free_text_agent(holder, person_names), "RightsHolder") for holder in holders)
+    issued = dates.project_issued(catalog, project)
+    project_dates, coverage = _project_dates(catalog, project, issued, embargo)
+    publications, related_texts = _publications(project)
+    return ItemMetadata(
+        identifier=identity.identifier,
+        identifier_type=identity.identifier_type,
+        publisher=PUBLISHER,
+        publisher_identifier=_publisher_identifier(PUBLISHER),
+        publication_year=dates.year(issued) or fallback_year,
+        resource_type=PROJECT_RESOURCE_TYPE,
+        titles=_project_titles(project),
+        creators=creators or [Agent(PUBLISHER, "Organizational")],
+        contributors=contributors,
+        subjects=_subjects(project),
+        descriptions=[
+            *texts(raw.get("shortDescription"), "Abstract"),
+            *texts(raw.get("abstract"), "Abstract"),
+            *texts(raw.get("description"), "Other"),
+        ],
+        dates=project_dates,
+        issued=issued,
+        embargo_end=embargo,
+        related_texts=related_texts,
+        languages=project_languages(project),
+        alternate_identifiers=_project_alternate_identifiers(project, identity),
+        related=list(dict.fromkeys([*_project_parents(catalog, project, identity), *publications])),
+        rights=rights,
+        access=access,
+        coverage=coverage,
+        places=_places(project),
+        funding=_funding(catalog, project),
+    )
 
 
 def meets_openaire_mandatory(catalog: Catalog, project: Project) -> bool:
@@ -579,31 +608,6 @@ def project_languages(project: Project) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class ProjectContext:
-    """What every record of one project takes from its project and the catalogue, derived once."""
-
-    project_related: Related | None  # the record IsPartOf the project
-    fallback_year: str
-    languages: tuple[str, ...]
-    person_names: frozenset[str]
-    issued: str | None  # the project's: a record that says nothing of its publication was issued with it
-
-
-def project_context(catalog: Catalog, project: Project, base_url: str, fallback_year: str) -> ProjectContext:
-    identity = identifiers.project_identity(catalog, project, landing_url(base_url, project))
-    return ProjectContext(
-        project_related=Related(identity.identifier, identity.identifier_type, "IsPartOf"),
-        fallback_year=fallback_year,
-        languages=tuple(project_languages(project)),
-        person_names=_person_names(catalog),
-        issued=dates.project_issued(catalog, project),
-    )
-
-
-# --- records ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
 class _RecordShared:
     """The parts of a record that the records of a project usually share (legal info, access)."""
 
@@ -613,10 +617,7 @@ class _RecordShared:
     rights: tuple[Rights, ...]
     access: vocabularies.AccessRight | None
     embargo: str | None
-
-
-_shared_by_value: dict[tuple, _RecordShared] = {}
-_MAX_SHARED = 4096
+    renderings: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _hashable(value: Any) -> Any:
@@ -627,32 +628,42 @@ def _hashable(value: Any) -> Any:
     return value
 
 
-_last_shared: tuple[Any, Any, Any, frozenset[str], _RecordShared] | None = None
-
-
-def _record_shared(publisher_value: Any, legal: Any, access_value: Any, person_names: frozenset[str]) -> _RecordShared:
-    """Derived once per distinct value: a million records mostly repeat a few.
+class RecordSharing:
+    """The shared parts of one project's records, each derived once per distinct value: a million records
+    mostly repeat a few. Held by the project's :class:`ProjectContext`, so it lives and dies with it.
 
     Consecutive records usually repeat the previous record's values, which a
     plain comparison finds without hashing nested values.
     """
-    global _last_shared
-    last = _last_shared
-    if (
-        last is not None
-        and last[3] is person_names
-        and last[0] == publisher_value
-        and last[1] == legal
-        and last[2] == access_value
-    ):
-        return last[4]
-    key = (_hashable(publisher_value), _hashable(legal), _hashable(access_value), id(person_names))
-    shared = _shared_by_value.get(key)
-    if shared is None:
+
+    __slots__ = ("_by_value", "_last", "_person_names")
+
+    MAX_VALUES = 64  # distinct values kept per project (records repeat a few); more empty the table
+
+    def __init__(self, person_names: frozenset[str]) -> None:
+        self._person_names = person_names
+        self._by_value: dict[tuple[Any, Any, Any], _RecordShared] = {}
+        self._last: tuple[Any, Any, Any, _RecordShared] | None = None
+
+    def of(self, publisher_value: Any, legal: Any, access_value: Any) -> _RecordShared:
+        last = self._last
+        if last is not None and last[0] == publisher_value and last[1] == legal and last[2] == access_value:
+            return last[3]
+        key = (_hashable(publisher_value), _hashable(legal), _hashable(access_value))
+        shared = self._by_value.get(key)
+        if shared is None:
+            if len(self._by_value) >= self.MAX_VALUES:
+                self._by_value.clear()
+            shared = self._by_value[key] = self._derive(publisher_value, legal, access_value)
+        self._last = (publisher_value, legal, access_value, shared)
+        return shared
+
+    def _derive(self, publisher_value: Any, legal: Any, access_value: Any) -> _RecordShared:
         publisher = text_value(publisher_value) or PUBLISHER
         rights, holders = _legal_info(legal)
         access, embargo = _access(access_value)
-        shared = _RecordShared(
+        person_names = self._person_names
+        return _RecordShared(
             publisher=publisher,
             creators=tuple(free_text_agent(name, person_names) for name in _authorship(legal))
             or (Agent(publisher, "Organizational"),),
@@ -661,70 +672,98 @@ def _record_shared(publisher_value: Any, legal: Any, access_value: Any, person_n
             access=access,
             embargo=embargo,
         )
-        if len(_shared_by_value) >= _MAX_SHARED:
-            _shared_by_value.clear()
-        _shared_by_value[key] = shared
-    _last_shared = (publisher_value, legal, access_value, person_names, shared)
-    return shared
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectContext:
+    """What every record of one project takes from its project and the catalogue, derived once."""
+
+    project_related: Related | None  # the record IsPartOf the project
+    fallback_year: str
+    languages: tuple[str, ...]
+    person_names: frozenset[str]
+    issued: str | None  # the project's: a record that says nothing of its publication was issued with it
+    sharing: RecordSharing = field(compare=False, repr=False)  # what its records' shared values derive to
+
+
+def project_context(catalog: Catalog, project: Project, base_url: str, fallback_year: str) -> ProjectContext:
+    identity = identifiers.project_identity(catalog, project, landing_url(base_url, project))
+    person_names = _person_names(catalog)
+    return ProjectContext(
+        project_related=Related(identity.identifier, identity.identifier_type, "IsPartOf"),
+        fallback_year=fallback_year,
+        languages=tuple(project_languages(project)),
+        person_names=person_names,
+        issued=dates.project_issued(catalog, project),
+        sharing=RecordSharing(person_names),
+    )
+
+
+# --- records ------------------------------------------------------------------------
+
+
+def _record_dates(issued: str | None, created: str | None, modified: str | None, embargo: str | None) -> list[Date]:
+    found: list[Date] = []
+    for value, kind in ((issued, "Issued"), (created, "Created"), (modified, "Updated"), (embargo, "Available")):
+        if value and Date(value, kind) not in found:
+            found.append(Date(value, kind))
+    return found
+
+
+def _record_file(item: ItemMetadata, file: Any) -> None:
+    """A record's file: a part of it (its URL, also a dc:identifier) and its format."""
+    if not isinstance(file, dict):
+        return
+    file_url = uri_value(file.get("url"))
+    if file_url:
+        item.related.append(Related(file_url, "URL", "HasPart"))
+        item.extra_identifiers.append(file_url)
+    mime_type = text_value(file.get("mimeType"))
+    if mime_type:
+        item.formats.append(mime_type)
+
+
+def _size(size: Any) -> list[str]:
+    if isinstance(size, int | float) and not isinstance(size, bool):
+        return [str(size)]
+    shown = text_value(size)
+    return [shown] if shown else []
+
+
+def _record_resource_type(type_of_data: str | None) -> tuple[str, str]:
+    return (vocabularies.resource_type_general(type_of_data), type_of_data) if type_of_data else RECORD_RESOURCE_TYPE
 
 
 def record_metadata(record: dict[str, Any], context: ProjectContext) -> ItemMetadata:
     """One record (its parsed JSON), with what it takes from its project."""
     get = record.get
-    shared = _record_shared(get("publisher"), get("legalInfo"), get("accessRights"), context.person_names)
-    pid = uri_value(get("pid")) or uri_value(get("id")) or ""
+    shared = context.sharing.of(get("publisher"), get("legalInfo"), get("accessRights"))
+    record_id = uri_value(get("id"))
+    pid = uri_value(get("pid")) or record_id or ""
     created, modified = date_value(get("dateCreated")), date_value(get("dateModified"))
     issued = dates.record_issued(record) or context.issued
-    type_of_data = next(filter(None, map(text_value, _as_list(get("typeOfData")))), None)
     item = ItemMetadata(
         identifier=pid,
         identifier_type=identifiers.pid_type(pid),
         publisher=shared.publisher,
         publisher_identifier=_publisher_identifier(shared.publisher),
         publication_year=dates.year(issued) or _year_of(created, modified) or context.fallback_year,
-        resource_type=(vocabularies.resource_type_general(type_of_data), type_of_data)
-        if type_of_data
-        else RECORD_RESOURCE_TYPE,
-        titles=texts(get("label")),
+        resource_type=_record_resource_type(next(filter(None, map(text_value, _as_list(get("typeOfData")))), None)),
+        titles=texts(get("label")) or [Text(pid)],
         creators=list(shared.creators),
         contributors=list(shared.contributors),
+        subjects=[Subject(text.value, text.lang) for keyword in _as_list(get("keywords")) for text in texts(keyword)],
+        descriptions=texts(get("description"), "Abstract") if "description" in record else [],
+        dates=_record_dates(issued, created, modified, shared.embargo),
         issued=issued,
         embargo_end=shared.embargo,
         access=shared.access,
         rights=list(shared.rights),
         languages=list(context.languages),
+        alternate_identifiers=[(record_id, "IRI")] if record_id and record_id != pid else [],
+        related=[context.project_related] if context.project_related else [],
+        sizes=_size(get("size")),
+        shared_renderings=shared.renderings,
     )
-    for keyword in _as_list(get("keywords")):
-        item.subjects.extend(Subject(text.value, text.lang) for text in texts(keyword))
-    if "description" in record:
-        item.descriptions = texts(get("description"), "Abstract")
-    for value, kind in (
-        (issued, "Issued"),
-        (created, "Created"),
-        (modified, "Updated"),
-        (shared.embargo, "Available"),
-    ):
-        if value and Date(value, kind) not in item.dates:
-            item.dates.append(Date(value, kind))
-    record_id = uri_value(get("id"))
-    if record_id and record_id != pid:
-        item.alternate_identifiers.append((record_id, "IRI"))
-    if context.project_related:
-        item.related.append(context.project_related)
-    file = get("file")
-    if isinstance(file, dict):
-        file_url = uri_value(file.get("url"))
-        if file_url:
-            item.related.append(Related(file_url, "URL", "HasPart"))
-            item.extra_identifiers.append(file_url)
-        mime_type = text_value(file.get("mimeType"))
-        if mime_type:
-            item.formats.append(mime_type)
-    size = get("size")
-    if isinstance(size, int | float) and not isinstance(size, bool):
-        item.sizes.append(str(size))
-    elif shown_size := text_value(size):
-        item.sizes.append(shown_size)
-    if not item.titles:
-        item.titles.append(Text(item.identifier))
+    _record_file(item, get("file"))
     return item

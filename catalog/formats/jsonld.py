@@ -245,25 +245,39 @@ def project_creators(catalog: Catalog, project: Project, base_url: str) -> list[
     return creators or [{"@type": "Organization", "name": REPOSITORY_PUBLISHER}]
 
 
-def project_dataset(catalog: Catalog, project: Project, base_url: str, catalog_name: str) -> dict[str, Any]:
-    page_url = base_url + links.project_path(project.shortcode)
-    creators = project_creators(catalog, project, base_url)
+def _project_contributors(catalog: Catalog, project: Project, base_url: str) -> list[dict[str, Any]]:
+    """Everyone credited who is not a creator, once each."""
     creator_ids = {attribution.contributor_id for attribution in creator_attributions(project)}
-    contributors = [
+    return [
         agent
         for contributor_id in dict.fromkeys(a.contributor_id for a in project.attributions)
         if contributor_id not in creator_ids and (agent := _agent(catalog, contributor_id, base_url))
     ]
+
+
+def _conditions_of_access(project: Project) -> tuple[str, bool | None]:
+    """``conditionsOfAccess`` (the access right, with its embargo's end) and ``isAccessibleForFree``."""
     right, embargo = access_right(project)
     right_text = _text(right)
     embargo_text = _text(embargo)
     conditions = right_text + (f" (embargo until {embargo_text})" if right_text and embargo_text else "")
-    identity = project_identity(catalog, project, page_url)
-    identifiers: list[Any] = [identity.identifier]
-    identifiers.append({"@type": "PropertyValue", "propertyID": "shortcode", "value": project.shortcode})
+    return conditions, (right_text in FREE_ACCESS_RIGHTS) if right_text else None
+
+
+def _same_as_links(project: Project) -> list[str]:
     data_link, website_link = project_urls(project, _values)
-    same_as = [link.href for link in (data_link, website_link) if isinstance(link, Link)]
-    funders = [agent for funder_id in project.funder_ids if (agent := _agent(catalog, funder_id, base_url))]
+    return [link.href for link in (data_link, website_link) if isinstance(link, Link)]
+
+
+def _texts(values: Frozen) -> list[str]:
+    return [t for t in (_text(v) for v in stored_list(values)) if t]
+
+
+def project_dataset(catalog: Catalog, project: Project, base_url: str, catalog_name: str) -> dict[str, Any]:
+    page_url = base_url + links.project_path(project.shortcode)
+    conditions, free = _conditions_of_access(project)
+    identity = project_identity(catalog, project, page_url)
+    shortcode = {"@type": "PropertyValue", "propertyID": "shortcode", "value": project.shortcode}
     return _compact(
         {
             "@context": "https://schema.org",
@@ -271,20 +285,19 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str, catalog_n
             "@id": page_url,
             "url": page_url,
             "name": project.name or project.shortcode,
-            "alternateName": [t for t in (_text(v) for v in stored_list(project.get("alternativeNames"))) if t],
+            "alternateName": _texts(project.get("alternativeNames")),
             "description": dataset_description(project),
-            "identifier": _one_or_many(identifiers),
-            "sameAs": same_as,
-            "creator": creators,
-            "contributor": contributors,
-            "funder": funders,
+            "identifier": _one_or_many([identity.identifier, shortcode]),
+            "sameAs": _same_as_links(project),
+            "creator": project_creators(catalog, project, base_url),
+            "contributor": _project_contributors(catalog, project, base_url),
+            "funder": [agent for funder_id in project.funder_ids if (agent := _agent(catalog, funder_id, base_url))],
             "license": _one_or_many(_license_urls(project.get("legalInfo"))) or None,
-            "keywords": [t for t in (_text(v) for v in stored_list(project.get("keywords"))) if t]
-            + undated_periods(catalog, project),
+            "keywords": _texts(project.get("keywords")) + undated_periods(catalog, project),
             "temporalCoverage": _one_or_many(temporal_coverage(catalog, project)) or None,
             "spatialCoverage": _places(project.get("spatialCoverage")),
             "inLanguage": [code for code in stored_strings(project.get("dataLanguage")) if _text(code)],
-            "isAccessibleForFree": (right_text in FREE_ACCESS_RIGHTS) if right_text else None,
+            "isAccessibleForFree": free,
             "conditionsOfAccess": conditions,
             "datePublished": dates.project_issued(catalog, project),
             "creativeWorkStatus": _text(project.get("status")),

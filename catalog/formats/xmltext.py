@@ -1,10 +1,13 @@
-"""The one escaping function every text and attribute value goes through.
+"""The escaping every text and attribute value of the XML responses goes through (:func:`esc`, :func:`attribute`).
 
 Responses are built as strings, not element trees, for speed, so this is
 where well-formedness is guaranteed: characters illegal in XML 1.0 (C0
 controls other than tab/newline/carriage return, lone surrogates, U+FFFE and
-U+FFFF) are removed and markup characters escaped. It also holds the checks of
-the few simple types the schemas constrain (language tags, URIs).
+U+FFFF) are removed and markup characters escaped. The metadata writers
+(``oai_datacite``, ``oai_dc``) put every value into their f-strings through
+:func:`esc` or :func:`attribute` (tests/unit/test_xmltext.py checks their source
+for it), so no value reaches the output unescaped. It also holds the
+checks of the few simple types the schemas constrain (language tags, URIs).
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from urllib.parse import quote
 
 _ILLEGAL = "\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff"
 _ILLEGAL_RE = re.compile(f"[{_ILLEGAL}]")
-_NEEDS_WORK_RE = re.compile(f'[&<>"{_ILLEGAL}]')
 
 _LANGUAGE_RE = re.compile(r"[a-zA-Z]{1,8}(?:-[a-zA-Z0-9]{1,8})*")
 
@@ -28,11 +30,21 @@ URI_SAFE = "-._~:/?@!$&'()*+,;=%"
 
 def esc(value: str) -> str:
     """Escape for text or a double-quoted attribute; drop characters XML cannot carry."""
-    if _NEEDS_WORK_RE.search(value) is None:
-        return value
-    if _ILLEGAL_RE.search(value) is not None:
+    if value.isprintable():
+        if "&" not in value and "<" not in value and ">" not in value and '"' not in value:
+            return value
+    elif _ILLEGAL_RE.search(value) is not None:
         value = _ILLEGAL_RE.sub("", value)
     return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def attribute(name: str, value: str | None) -> str:
+    """`` name="value"`` with the value escaped; nothing for an absent or empty value (the schemas want none)."""
+    if not value:
+        return ""
+    if value.isprintable() and "&" not in value and "<" not in value and ">" not in value and '"' not in value:
+        return f' {name}="{value}"'
+    return f' {name}="{esc(value)}"'
 
 
 def clean(value: str) -> str:

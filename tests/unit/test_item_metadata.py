@@ -8,7 +8,7 @@ from lxml import etree
 from catalog.domain import dates, identifiers
 from catalog.domain.model import Project, freeze
 from catalog.domain.roles import creator_attributions, is_creator_role, project_credits
-from catalog.formats import datacite_xml, dublin_core_xml, vocabularies
+from catalog.formats import datacite_xml, dublin_core_xml, item_metadata, vocabularies
 from catalog.formats.item_metadata import Agent, Funding, ItemMetadata, Text, free_text_agent
 
 
@@ -158,3 +158,13 @@ def test_dublin_core_mapping():
     assert ("relation", "A. Author (2023), Letters.") in values
     # Rights holders are not contributors; creators are not repeated as contributors.
     assert [v for k, v in values if k == "contributor"] == ["B, A"]
+
+
+def test_each_project_context_derives_the_shared_parts_of_its_records_itself():
+    """The parts records share are derived per project context: a name is Personal only where a person has it."""
+    legal = [{"authorship": ["Mira Sommer"]}]
+    known = item_metadata.RecordSharing(frozenset({"Mira Sommer"}))
+    unknown = item_metadata.RecordSharing(frozenset())
+    for _ in range(2):  # derived, then found again
+        assert [agent.name_type for agent in known.of(None, legal, None).creators] == ["Personal"]
+        assert [agent.name_type for agent in unknown.of(None, legal, None).creators] == ["Organizational"]
