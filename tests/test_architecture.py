@@ -9,6 +9,9 @@ Layers, bottom first: ``catalog.domain`` (the catalogue, framework-free),
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,6 +104,39 @@ def test_domain_imports_nothing_above_it(module: str) -> None:
 def test_formats_import_only_the_domain(module: str) -> None:
     found = _forbidden(imports_of(MODULES[module]), ("catalog.pages", "catalog.api", "catalog.runtime", "oaipmh"))
     assert not found, f"{module} imports {found}"
+
+
+# The offline tools: `svc validate` and `svc check-api-usage` read the service's code, never the other way.
+OFFLINE_TOOLS = ("validation", "apiusage")
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if not name.startswith(OFFLINE_TOOLS)))
+def test_the_service_imports_no_offline_tool(module: str) -> None:
+    """The JSON Schemas that the API and `svc validate` share live below both (``catalog.domain.schema``)."""
+    found = _forbidden(imports_of(MODULES[module]), OFFLINE_TOOLS)
+    assert not found, f"{module} imports {found}"
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith(OFFLINE_TOOLS)))
+def test_offline_tools_read_only_the_framework_free_catalogue(module: str) -> None:
+    above = ("catalog.pages", "catalog.api", "catalog.runtime", "oaipmh", "svc_site")
+    found = _forbidden(imports_of(MODULES[module]), above)
+    assert not found, f"{module} imports {found}"
+
+
+def test_the_server_loads_no_offline_tool(tmp_path: Path) -> None:
+    """What a worker loads (Django set up, the WSGI application, the URLconf) holds no module of `apiusage`."""
+    script = (
+        "import sys, django; django.setup()\n"
+        "from django.urls import get_resolver\n"
+        "from svc_site.wsgi import application\n"
+        "get_resolver().url_patterns\n"
+        "print(sorted(name for name in sys.modules if name.partition('.')[0] == 'apiusage'))\n"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "svc_site.settings"}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "[]"  # the last line: logging may write before it
 
 
 def _graph() -> dict[str, set[str]]:

@@ -35,8 +35,8 @@ from catalog.domain.loader import (
     shrinkage,
 )
 from catalog.domain.model import is_placeholder
+from catalog.domain.schema import ENTITY_KINDS, PathPart, SchemaSet, schemas
 from catalog.domain.temporal import chronontology_period_id, resolve
-from validation.schema import PathPart, SchemaSet, schemas
 from validation.warnings import MetadataWarning, Warn, metadata_warnings
 
 # A project role found as a person's job title (trimmed, lowercased, exact match)
@@ -66,14 +66,6 @@ JOB_TITLE_ROLE_WORDS: frozenset[str] = frozenset(
     }
 )
 
-# Type directory -> the kind of its objects (schema name), in checking order.
-ENTITY_KINDS: Mapping[str, str] = {
-    "projects": "project",
-    "persons": "person",
-    "organizations": "organization",
-    "clusters": "cluster",
-    "collections": "collection",
-}
 PERIODS_FILE, ENRICHMENT_FILE = OPTIONAL_FILES
 PROGRESS_EVERY = 50_000  # records between two progress reports
 
