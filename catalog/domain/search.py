@@ -378,10 +378,6 @@ class ListingQuery:
             if not (k == key and values == (value,))
         )
 
-    @property
-    def is_default(self) -> bool:
-        return not self.text and not self.filters and self.years == (None, None)
-
 
 @dataclass(frozen=True)
 class TextSortPage:

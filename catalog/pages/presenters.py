@@ -44,7 +44,6 @@ from catalog.formats import links
 from catalog.pages.vocabulary import access_rights_label, role_label, type_of_data_label
 
 RECORDS_ON_PROJECT_PAGE = 20
-RECORDS_PAGE_SIZE = 50
 META_DESCRIPTION_LENGTH = 160
 FOLD_CHARACTERS = 700  # descriptions longer than this start folded
 CARD_KEYWORDS = 4
