@@ -40,16 +40,32 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def imports_of(path: Path) -> set[str]:
+def imports_of(path: Path, *, with_type_checking: bool = True) -> set[str]:
     package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
-    return imports_in(path.read_text(), package)
+    return imports_in(path.read_text(), package, with_type_checking=with_type_checking)
 
 
-def imports_in(source: str, package: str) -> set[str]:
-    """Every module a source imports, at the top or inside a function (lazy imports count)."""
+def _type_checking_blocks(tree: ast.AST) -> set[int]:
+    """The nodes under ``if TYPE_CHECKING:``: imports that only type checkers run."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            inside.update(id(child) for statement in node.body for child in ast.walk(statement))
+    return inside
+
+
+def imports_in(source: str, package: str, *, with_type_checking: bool = True) -> set[str]:
+    """Every module a source imports, at the top or inside a function (lazy imports count).
+
+    Imports under ``if TYPE_CHECKING:`` count for the layers (a name is a dependency)
+    unless ``with_type_checking`` is false: they never run, so they close no import cycle.
+    """
     tree = ast.parse(source)
+    skipped = set() if with_type_checking else _type_checking_blocks(tree)
     names: set[str] = set()
     for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -140,7 +156,10 @@ def test_the_server_loads_no_offline_tool(tmp_path: Path) -> None:
 
 
 def _graph() -> dict[str, set[str]]:
-    return {name: {i for i in imports_of(path) if i in MODULES and i != name} for name, path in MODULES.items()}
+    return {
+        name: {i for i in imports_of(path, with_type_checking=False) if i in MODULES and i != name}
+        for name, path in MODULES.items()
+    }
 
 
 def test_no_import_cycle() -> None:
@@ -166,3 +185,33 @@ def test_the_checker_sees_lazy_and_relative_imports() -> None:
     """An import hidden inside a function (as the old store/telemetry cycle was) or written relatively counts."""
     source = "from . import links\ndef f():\n    from django.conf import settings\n    return settings\n"
     assert imports_in(source, "catalog.formats") == {"catalog.formats", "catalog.formats.links", "django.conf"}
+
+
+def test_the_cycle_check_leaves_out_imports_only_type_checkers_run() -> None:
+    """``Catalog.ledger`` names ``LedgerView`` for mypy while the ledger module imports the model."""
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from catalog.domain.ledger import LedgerView\n"
+    assert "catalog.domain.ledger" in imports_in(source, "catalog.domain")
+    assert "catalog.domain.ledger" not in imports_in(source, "catalog.domain", with_type_checking=False)
+
+
+IMPORT_GRAPH = ROOT / "scripts" / "import-graph"
+
+
+def test_the_committed_import_graph_is_the_codes() -> None:
+    """docs/architecture.md draws the layers as the code imports them (`scripts/import-graph` redraws it)."""
+    result = subprocess.run([sys.executable, IMPORT_GRAPH, "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_stale_import_graph_is_refused(tmp_path: Path) -> None:
+    document = tmp_path / "architecture.md"
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    document.write_text(text.replace("    catalog_formats --> catalog_domain\n", ""), encoding="utf-8")
+    check = [sys.executable, IMPORT_GRAPH, "--check", "--document", document]
+    stale = subprocess.run(check, capture_output=True, text=True)
+    assert (stale.returncode, stale.stderr) == (
+        1,
+        f"import-graph: {document} is out of date: run scripts/import-graph\n",
+    )
+    subprocess.run([sys.executable, IMPORT_GRAPH, "--document", document], check=True)
+    assert document.read_text(encoding="utf-8") == text
