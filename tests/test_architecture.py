@@ -135,7 +135,15 @@ def test_the_service_imports_no_offline_tool(module: str) -> None:
 
 @pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith(OFFLINE_TOOLS)))
 def test_offline_tools_read_only_the_framework_free_catalogue(module: str) -> None:
-    above = ("catalog.pages", "catalog.api", "catalog.runtime", "oaipmh", "svc_site")
+    above = (
+        "catalog.pages",
+        "catalog.api",
+        "catalog.web",
+        "catalog.runtime",
+        "catalog.management",
+        "oaipmh",
+        "svc_site",
+    )
     found = _forbidden(imports_of(MODULES[module]), above)
     assert not found, f"{module} imports {found}"
 
