@@ -25,9 +25,8 @@ from django.conf import settings
 from catalog.domain import ledger
 from catalog.domain.loader import DataDirError, check_data_dir, check_holds_data, shrinkage
 from catalog.domain.model import Catalog
+from catalog.domain.schema import ENTITY_KINDS, schemas
 from catalog.domain.snapshot import open_catalog
-from validation.checks import ENTITY_KINDS
-from validation.schema import schemas
 
 logger = logging.getLogger("catalog")
 

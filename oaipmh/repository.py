@@ -405,41 +405,62 @@ class Repository:
             deletions = self._deletions_in(set_spec, dates, start_at)
             return [(len(self.entries) + index, -1) for index in islice(deletions, limit)]
         indexes = selection.indexes
-        low = dates.low if dates.low is not None else NO_DATESTAMP + 1
-        high = dates.high if dates.high is not None else -NO_DATESTAMP
-        newest = issued if issued is not None else -NO_DATESTAMP
         for k in range(bisect_left(indexes, first_project), len(indexes)):
             project = indexes[k]
             record = first_record if project == first_project else -1
-            project_stamp = self.project_stamps[project]
-            project_in_range = low <= project_stamp <= high
-            if record < 0:
-                if selection.projects and project_in_range and self.project_first[project] <= newest:
-                    found.append((project, -1))
-                    if len(found) == limit:
-                        return found
-                record = 0
-            stamps = self.record_stamps[project]
-            if not selection.records or not stamps or record >= len(stamps):
-                continue
-            first = self.record_first[project] if issued is not None else None
-            if dates.unbounded and first is None:
-                stop = min(len(stamps), record + limit - len(found))
-                found.extend((project, index) for index in range(record, stop))
-            else:
-                for index in range(record, len(stamps)):
-                    stamp = stamps[index]
-                    if first is not None and first[index] > newest:
-                        continue
-                    if (low <= stamp <= high) if stamp != NO_DATESTAMP else project_in_range:
-                        found.append((project, index))
-                        if len(found) == limit:
-                            break
+            found.extend(self._scan_project(selection, dates, project, record, limit - len(found), issued))
             if len(found) == limit:
                 return found
         deletions = self._deletions_in(set_spec, dates, 0)
         found.extend((len(self.entries) + index, -1) for index in islice(deletions, limit - len(found)))
         return found
+
+    def _scan_project(
+        self, selection: Selection, dates: DateRange, project: int, record: int, room: int, issued: int | None
+    ) -> list[Position]:
+        """Up to ``room`` items of one project, from its ``record`` on (-1: the project itself, then its records)."""
+        found: list[Position] = []
+        low = dates.low if dates.low is not None else NO_DATESTAMP + 1
+        high = dates.high if dates.high is not None else -NO_DATESTAMP
+        newest = issued if issued is not None else -NO_DATESTAMP
+        project_in_range = low <= self.project_stamps[project] <= high
+        if record < 0:
+            if selection.projects and project_in_range and self.project_first[project] <= newest:
+                found.append((project, -1))
+                if len(found) == room:
+                    return found
+            record = 0
+        stamps = self.record_stamps[project]
+        if not selection.records or not stamps or record >= len(stamps):
+            return found
+        first = self.record_first[project] if issued is not None else None
+        if dates.unbounded and first is None:
+            found.extend((project, index) for index in range(record, min(len(stamps), record + room - len(found))))
+            return found
+        matching = self._records_in_window(stamps, first, record, low, high, newest, project_in_range)
+        found.extend((project, index) for index in islice(matching, room - len(found)))
+        return found
+
+    @staticmethod
+    def _records_in_window(
+        stamps: Sequence[int],
+        first: Sequence[int] | None,
+        start: int,
+        low: int,
+        high: int,
+        newest: int,
+        project_in_range: bool,
+    ) -> Iterator[int]:
+        """Indexes (from ``start`` on) of the records stamped in [low, high] and first published by ``newest``.
+
+        A record without a datestamp of its own is in range when its project is.
+        """
+        for index in range(start, len(stamps)):
+            stamp = stamps[index]
+            if first is not None and first[index] > newest:
+                continue
+            if (low <= stamp <= high) if stamp != NO_DATESTAMP else project_in_range:
+                yield index
 
     def deletion(self, position: Position) -> Deletion | None:
         """The withdrawn item at a position, or None for a live one."""

@@ -15,6 +15,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "check-api-usage": ("check_api_usage", "find uses of removed/deprecated companion repository API items"),
 }
 
+# Commands of offline tools whose app the server does not install (command -> its package):
+# run straight from their command class, so that serving never loads them.
+TOOL_COMMANDS: dict[str, str] = {"check_api_usage": "apiusage"}
+
 HELP_FLAGS = frozenset({"-h", "--help", "help"})
 VERSION_FLAGS = frozenset({"-V", "--version"})
 USAGE = "usage: svc [--version] <command> [options]   (svc <command> --help for its options)"
@@ -46,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "svc_site.settings")
     import django
     from django.core.exceptions import ImproperlyConfigured
-    from django.core.management import execute_from_command_line
+    from django.core.management import execute_from_command_line, load_command_class
 
     try:
         django.setup()
@@ -54,7 +58,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"svc: configuration error: {error}", file=sys.stderr)
         return 2
     command, _ = SUBCOMMANDS[args[0]]
-    execute_from_command_line(["svc", command, *args[1:]])
+    argv = ["svc", command, *args[1:]]
+    if command in TOOL_COMMANDS:
+        load_command_class(TOOL_COMMANDS[command], command).run_from_argv(argv)
+    else:
+        execute_from_command_line(argv)
     return 0
 
 

@@ -29,7 +29,6 @@ INSTALLED_APPS = [
     "oaipmh",
     "healthz",
     "validation",
-    "apiusage",
 ]
 
 MIDDLEWARE = [

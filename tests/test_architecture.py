@@ -9,6 +9,9 @@ Layers, bottom first: ``catalog.domain`` (the catalogue, framework-free),
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,16 +40,32 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def imports_of(path: Path) -> set[str]:
+def imports_of(path: Path, *, with_type_checking: bool = True) -> set[str]:
     package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
-    return imports_in(path.read_text(), package)
+    return imports_in(path.read_text(), package, with_type_checking=with_type_checking)
 
 
-def imports_in(source: str, package: str) -> set[str]:
-    """Every module a source imports, at the top or inside a function (lazy imports count)."""
+def _type_checking_blocks(tree: ast.AST) -> set[int]:
+    """The nodes under ``if TYPE_CHECKING:``: imports that only type checkers run."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            inside.update(id(child) for statement in node.body for child in ast.walk(statement))
+    return inside
+
+
+def imports_in(source: str, package: str, *, with_type_checking: bool = True) -> set[str]:
+    """Every module a source imports, at the top or inside a function (lazy imports count).
+
+    Imports under ``if TYPE_CHECKING:`` count for the layers (a name is a dependency)
+    unless ``with_type_checking`` is false: they never run, so they close no import cycle.
+    """
     tree = ast.parse(source)
+    skipped = set() if with_type_checking else _type_checking_blocks(tree)
     names: set[str] = set()
     for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -103,8 +122,52 @@ def test_formats_import_only_the_domain(module: str) -> None:
     assert not found, f"{module} imports {found}"
 
 
+# The offline tools: `svc validate` and `svc check-api-usage` read the service's code, never the other way.
+OFFLINE_TOOLS = ("validation", "apiusage")
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if not name.startswith(OFFLINE_TOOLS)))
+def test_the_service_imports_no_offline_tool(module: str) -> None:
+    """The JSON Schemas that the API and `svc validate` share live below both (``catalog.domain.schema``)."""
+    found = _forbidden(imports_of(MODULES[module]), OFFLINE_TOOLS)
+    assert not found, f"{module} imports {found}"
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith(OFFLINE_TOOLS)))
+def test_offline_tools_read_only_the_framework_free_catalogue(module: str) -> None:
+    above = (
+        "catalog.pages",
+        "catalog.api",
+        "catalog.web",
+        "catalog.runtime",
+        "catalog.management",
+        "oaipmh",
+        "svc_site",
+    )
+    found = _forbidden(imports_of(MODULES[module]), above)
+    assert not found, f"{module} imports {found}"
+
+
+def test_the_server_loads_no_offline_tool(tmp_path: Path) -> None:
+    """What a worker loads (Django set up, the WSGI application, the URLconf) holds no module of `apiusage`."""
+    script = (
+        "import sys, django; django.setup()\n"
+        "from django.urls import get_resolver\n"
+        "from svc_site.wsgi import application\n"
+        "get_resolver().url_patterns\n"
+        "print(sorted(name for name in sys.modules if name.partition('.')[0] == 'apiusage'))\n"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "svc_site.settings"}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "[]"  # the last line: logging may write before it
+
+
 def _graph() -> dict[str, set[str]]:
-    return {name: {i for i in imports_of(path) if i in MODULES and i != name} for name, path in MODULES.items()}
+    return {
+        name: {i for i in imports_of(path, with_type_checking=False) if i in MODULES and i != name}
+        for name, path in MODULES.items()
+    }
 
 
 def test_no_import_cycle() -> None:
@@ -130,3 +193,33 @@ def test_the_checker_sees_lazy_and_relative_imports() -> None:
     """An import hidden inside a function (as the old store/telemetry cycle was) or written relatively counts."""
     source = "from . import links\ndef f():\n    from django.conf import settings\n    return settings\n"
     assert imports_in(source, "catalog.formats") == {"catalog.formats", "catalog.formats.links", "django.conf"}
+
+
+def test_the_cycle_check_leaves_out_imports_only_type_checkers_run() -> None:
+    """``Catalog.ledger`` names ``LedgerView`` for mypy while the ledger module imports the model."""
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from catalog.domain.ledger import LedgerView\n"
+    assert "catalog.domain.ledger" in imports_in(source, "catalog.domain")
+    assert "catalog.domain.ledger" not in imports_in(source, "catalog.domain", with_type_checking=False)
+
+
+IMPORT_GRAPH = ROOT / "scripts" / "import-graph"
+
+
+def test_the_committed_import_graph_is_the_codes() -> None:
+    """docs/architecture.md draws the layers as the code imports them (`scripts/import-graph` redraws it)."""
+    result = subprocess.run([sys.executable, IMPORT_GRAPH, "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_stale_import_graph_is_refused(tmp_path: Path) -> None:
+    document = tmp_path / "architecture.md"
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    document.write_text(text.replace("    catalog_formats --> catalog_domain\n", ""), encoding="utf-8")
+    check = [sys.executable, IMPORT_GRAPH, "--check", "--document", document]
+    stale = subprocess.run(check, capture_output=True, text=True)
+    assert (stale.returncode, stale.stderr) == (
+        1,
+        f"import-graph: {document} is out of date: run scripts/import-graph\n",
+    )
+    subprocess.run([sys.executable, IMPORT_GRAPH, "--document", document], check=True)
+    assert document.read_text(encoding="utf-8") == text

@@ -36,11 +36,11 @@ from catalog.api.openapi import (
     openapi_document,
 )
 from catalog.domain.loader import load_catalog
+from catalog.domain.schema import SCHEMA_DIR, SCHEMA_FILES
 from catalog.runtime import install
 from svc_site.wsgi import application
 from tests.api_data_sets import corpus_catalog, stored_objects, write_small_data_set
 from tests.conftest import SAMPLE_DIR
-from validation.schema import SCHEMA_DIR, SCHEMA_FILES
 
 # schemathesis's WSGI transport does not decode content-codings, and the API compresses what a client accepts
 # (its default asks for gzip): the documents are checked as sent without one; compression: tests/test_wire.py.
@@ -169,7 +169,7 @@ def _component_validator(document: dict, name: str) -> jsonschema_rs.Draft202012
 
 
 def test_entity_schemas_are_the_validation_schemas():
-    """The document's entity schemas are built from validation/schemas: same fields, same shared definitions."""
+    """The document's entity schemas are built from catalog/domain/schemas: same fields, same shared definitions."""
     document = openapi_document()
     components = document["components"]["schemas"]
     definitions = json.loads((SCHEMA_DIR / "definitions.json").read_text("utf-8"))["$defs"]

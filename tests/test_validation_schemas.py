@@ -1,4 +1,4 @@
-"""The JSON Schemas of validation/schemas: valid and invalid examples of each type."""
+"""The JSON Schemas of catalog/domain/schemas: valid and invalid examples of each type."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from catalog.domain.schema import SCHEMA_DIR, SCHEMA_FILES, schemas
 from tests.validation_data import PROJECT_FILE, RECORDS_FILE, project, record, valid_files
-from validation.schema import SCHEMA_DIR, SCHEMA_FILES, schemas
 
 
 def errors(kind: str, instance: Any) -> list[tuple[tuple[str | int, ...], str]]:

@@ -35,8 +35,8 @@ from catalog.domain.loader import (
     shrinkage,
 )
 from catalog.domain.model import is_placeholder
+from catalog.domain.schema import ENTITY_KINDS, PathPart, SchemaSet, schemas
 from catalog.domain.temporal import chronontology_period_id, resolve
-from validation.schema import PathPart, SchemaSet, schemas
 from validation.warnings import MetadataWarning, Warn, metadata_warnings
 
 # A project role found as a person's job title (trimmed, lowercased, exact match)
@@ -66,16 +66,15 @@ JOB_TITLE_ROLE_WORDS: frozenset[str] = frozenset(
     }
 )
 
-# Type directory -> the kind of its objects (schema name), in checking order.
-ENTITY_KINDS: Mapping[str, str] = {
-    "projects": "project",
-    "persons": "person",
-    "organizations": "organization",
-    "clusters": "cluster",
-    "collections": "collection",
-}
 PERIODS_FILE, ENRICHMENT_FILE = OPTIONAL_FILES
 PROGRESS_EVERY = 50_000  # records between two progress reports
+# Kind -> why an object of it that nothing names is an orphan.
+_UNNAMED: Mapping[str, str] = {
+    "person": "is not named by any project (attributions, contact points, funding)",
+    "organization": (
+        "is not named by any project (attributions, contact points, funding) nor by any person's affiliations"
+    ),
+}
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NOT_WHITESPACE = re.compile(r"\S")
@@ -466,38 +465,37 @@ class _Validation:
 
     def check_orphans(self) -> None:
         """Persons, organizations and collections that nothing refers to."""
-        named = _ids(value for project in self.items["project"] for _, value in _named_contributors(project.raw))
-        named |= _ids(value for person in self.items["person"] for _, value in _entries(person.raw.get("affiliations")))
-        for item in self.items["person"]:
-            if item.key and item.key not in named:
-                self.add(
-                    item.file,
-                    item.path(),
-                    Check.ORPHAN,
-                    f"person {item.key!r} is not named by any project (attributions, contact points, funding)",
-                )
-        for item in self.items["organization"]:
-            if item.key and item.key not in named:
-                self.add(
-                    item.file,
-                    item.path(),
-                    Check.ORPHAN,
-                    f"organization {item.key!r} is not named by any project (attributions, contact points, "
-                    "funding) nor by any person's affiliations",
-                )
-
-        contained = _ids(value for item in self.items["project"] for _, value in _entries(item.raw.get("collections")))
+        named = self._referenced_contributors()
+        for kind, unnamed in _UNNAMED.items():
+            for item in self.items[kind]:
+                if item.key and item.key not in named:
+                    self.add(item.file, item.path(), Check.ORPHAN, f"{kind} {item.key!r} {unnamed}")
+        contained = self._contained_collections()
         for item in self.items["collection"]:
-            contained |= _ids(value for _, value in _entries(item.raw.get("collections")) if value != item.key)
-        for item in self.items["collection"]:
-            owners = [value.lower() for _, value in _entries(item.raw.get("projects")) if isinstance(value, str)]
-            if item.key and item.key not in contained and not any(owner in self.projects_by_key for owner in owners):
+            if item.key and item.key not in contained and not self._belongs_to_a_project(item):
                 self.add(
                     item.file,
                     item.path(),
                     Check.ORPHAN,
                     f"collection {item.key!r} belongs to no project and is in no other collection",
                 )
+
+    def _referenced_contributors(self) -> set[str]:
+        """Ids named by a project (attributions, contact points, funding) or a person's affiliations."""
+        named = _ids(value for project in self.items["project"] for _, value in _named_contributors(project.raw))
+        named |= _ids(value for person in self.items["person"] for _, value in _entries(person.raw.get("affiliations")))
+        return named
+
+    def _contained_collections(self) -> set[str]:
+        """Ids of the collections a project or another collection contains."""
+        contained = _ids(value for item in self.items["project"] for _, value in _entries(item.raw.get("collections")))
+        for item in self.items["collection"]:
+            contained |= _ids(value for _, value in _entries(item.raw.get("collections")) if value != item.key)
+        return contained
+
+    def _belongs_to_a_project(self, collection: _Item) -> bool:
+        owners = [value.lower() for _, value in _entries(collection.raw.get("projects")) if isinstance(value, str)]
+        return any(owner in self.projects_by_key for owner in owners)
 
     def check_job_titles(self) -> None:
         for person in self.items["person"]:

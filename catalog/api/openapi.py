@@ -3,7 +3,7 @@
 Built in Python rather than kept as a static file so that the limits it states
 (page sizes, the shortcode pattern) are the constants the API enforces.
 Entity schemas are generated from the data files' JSON Schemas in
-``validation/schemas/`` (OpenAPI 3.1 schemas are JSON Schema 2020-12), so the
+``catalog/domain/schemas/`` (OpenAPI 3.1 schemas are JSON Schema 2020-12), so the
 API and ``svc validate`` describe one shape; as served, every top-level field
 may be a placeholder (SPEC §2.2) and only what the loader guarantees is required.
 """
@@ -18,7 +18,7 @@ from catalog.api.payloads import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SHORTCODE_PAT
 from catalog.domain.all_records import FACET_KEYS
 from catalog.domain.record_search import PAGE_SIZE as RECORD_SEARCH_PAGE_SIZE
 from catalog.domain.record_search import RecordQuery
-from validation.schema import SCHEMA_DIR, SCHEMA_FILES
+from catalog.domain.schema import SCHEMA_DIR, SCHEMA_FILES
 
 API_BASE_PATH = "/api/v2"
 JSON = "application/json"
@@ -36,7 +36,7 @@ def _array(items: Schema) -> Schema:
 
 
 STRING: Schema = {"type": "string"}
-# Entity name in the document -> data file kind in validation/schemas (SCHEMA_FILES).
+# Entity name in the document -> data file kind in catalog/domain/schemas (SCHEMA_FILES).
 ENTITY_KINDS: dict[str, str] = {
     "Project": "project",
     "Person": "person",
@@ -99,7 +99,7 @@ def served_entity_schema(entity: str, validation_schema: Schema) -> Schema:
 
 
 def _validation_components() -> dict[str, Schema]:
-    """The shared definitions and each entity's schema, from validation/schemas/*.json."""
+    """The shared definitions and each entity's schema, from catalog/domain/schemas/*.json."""
     components: dict[str, Schema] = {
         name: served_schema(schema, "") for name, schema in _validation_schema(_SHARED_SCHEMA)["$defs"].items()
     }

@@ -154,8 +154,9 @@ def project_record(request: HttpRequest, shortcode: str, record: str) -> HttpRes
     project = find_project(catalog, shortcode)
     response = json_bytes(find_record(catalog, project, record))
     table = catalog.records_of(project)
-    if catalog.ledger and table is not None:
-        set_last_modified(response, catalog.ledger.record_time(project.key, table.index_of_suffix(record)))
+    index = None if table is None else table.index_of_suffix(record)
+    if catalog.ledger and index is not None:
+        set_last_modified(response, catalog.ledger.record_time(project.key, index))
     return response
 
 

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from catalog.domain.memo import memo_for
-from catalog.domain.model import Catalog, Cluster, Project, is_placeholder
+from catalog.domain.model import Catalog, Project, is_placeholder
 
 
 def _pid(value: object) -> str | None:
@@ -28,10 +28,9 @@ def _pid(value: object) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class SharedPids:
-    """The pids of projects that some other project or cluster also carries, and who owns each."""
+    """The pids of projects that some other project or cluster also carries."""
 
     counts: dict[str, int]  # pid -> how many projects and clusters carry it (only those > 1)
-    owner: dict[str, Cluster]  # shared pid -> the cluster carrying it, when exactly one does
 
     def is_shared(self, pid: str | None) -> bool:
         return pid is not None and pid.rstrip("/") in self.counts
@@ -39,17 +38,13 @@ class SharedPids:
 
 def _shared_pids(catalog: Catalog) -> SharedPids:
     carriers: Counter[str] = Counter()
-    clusters: dict[str, list[Cluster]] = {}
     for project in catalog.projects:
         if pid := _pid(project.pid):
             carriers[pid] += 1
     for cluster in catalog.clusters.values():
         if pid := _pid(cluster.get("pid")):
             carriers[pid] += 1
-            clusters.setdefault(pid, []).append(cluster)
-    counts = {pid: n for pid, n in carriers.items() if n > 1}
-    owner = {pid: found[0] for pid, found in clusters.items() if pid in counts and len(found) == 1}
-    return SharedPids(counts, owner)
+    return SharedPids({pid: n for pid, n in carriers.items() if n > 1})
 
 
 def shared_pids(catalog: Catalog) -> SharedPids:
@@ -64,7 +59,6 @@ class ItemIdentity:
     identifier: str
     identifier_type: str  # "ARK" | "DOI" | "URL"
     shared_pid: str | None = None
-    shared_pid_owner: Cluster | None = None  # the cluster the item IsPartOf through the shared pid
 
 
 def pid_type(pid: str) -> str:
@@ -83,5 +77,5 @@ def project_identity(catalog: Catalog, project: Project, landing_url: str) -> It
     if pid and not shared.is_shared(pid):
         return ItemIdentity(project.pid.strip(), pid_type(pid))
     if pid:
-        return ItemIdentity(landing_url, "URL", project.pid.strip(), shared.owner.get(pid))
+        return ItemIdentity(landing_url, "URL", project.pid.strip())
     return ItemIdentity(landing_url, "URL")

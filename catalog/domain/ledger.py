@@ -485,9 +485,6 @@ class LedgerView:
     def deleted_project(self, key: str) -> Tombstone | None:
         return self._deleted.get((key, None))
 
-    def deleted_record(self, project_key: str, pid: str) -> Tombstone | None:
-        return self._deleted.get((project_key, pid))
-
     def deleted_record_by_suffix(self, project_key: str, suffix: str) -> Tombstone | None:
         """A withdrawn record by the last segment of its pid, which names it in page URLs."""
         return self._deleted.get((project_key, "/" + suffix))

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from catalog.domain.model import (
     FUNDER_ROLE,
@@ -427,16 +427,52 @@ def _frozen_groups(groups: Mapping[str, list]) -> Mapping[str, tuple]:
     return MappingProxyType({key: tuple(items) for key, items in groups.items()})
 
 
+class _ReverseIndexes(TypedDict):
+    projects_by_person: Mapping[str, tuple[tuple[Project, tuple[str, ...]], ...]]
+    projects_by_organization: Mapping[str, tuple[tuple[Project, tuple[str, ...]], ...]]
+    persons_by_organization: Mapping[str, tuple[Person, ...]]
+    clusters_by_project: Mapping[str, tuple[Cluster, ...]]
+    collections_by_project: Mapping[str, tuple[Collection, ...]]
+    parent_collections: Mapping[str, tuple[Collection, ...]]
+
+
 def _reverse_indexes(
     projects: tuple[Project, ...],
     persons: Mapping[str, Person],
     organizations: Mapping[str, Organization],
     clusters: Mapping[str, Cluster],
     collections: Mapping[str, Collection],
-) -> dict[str, Mapping[str, tuple]]:
+) -> _ReverseIndexes:
     """person→projects, organization→projects/persons, project→clusters/collections."""
-    by_person: dict[str, list] = defaultdict(list)
-    by_organization: dict[str, list] = defaultdict(list)
+    by_person, by_organization = _projects_by_contributor(projects, persons)
+    persons_by_organization: dict[str, list[Person]] = defaultdict(list)
+    for person in persons.values():
+        for organization_id in dict.fromkeys(person.affiliation_ids):
+            persons_by_organization[organization_id].append(person)
+    parent_collections: dict[str, list[Collection]] = defaultdict(list)
+    for collection in collections.values():
+        for child_id in dict.fromkeys(collection.collection_ids):
+            parent_collections[child_id].append(collection)
+    return {
+        "projects_by_person": _frozen_groups(by_person),
+        "projects_by_organization": _frozen_groups(by_organization),
+        "persons_by_organization": _frozen_groups(persons_by_organization),
+        "clusters_by_project": _frozen_groups(_groups_by_project(projects, clusters, lambda p: p.cluster_ids)),
+        "collections_by_project": _frozen_groups(_groups_by_project(projects, collections, lambda p: p.collection_ids)),
+        "parent_collections": _frozen_groups(parent_collections),
+    }
+
+
+_Credit = tuple[Project, tuple[str, ...]]
+_Group = TypeVar("_Group", Cluster, Collection)  # a project and the roles one contributor holds in it
+
+
+def _projects_by_contributor(
+    projects: tuple[Project, ...], persons: Mapping[str, Person]
+) -> tuple[dict[str, list[_Credit]], dict[str, list[_Credit]]]:
+    """Person id → its projects, and organization id → its projects (a funder holds the Funder role)."""
+    by_person: dict[str, list[_Credit]] = defaultdict(list)
+    by_organization: dict[str, list[_Credit]] = defaultdict(list)
     for project in projects:
         roles_by_contributor: dict[str, list[str]] = defaultdict(list)
         for attribution in project.attributions:
@@ -446,40 +482,20 @@ def _reverse_indexes(
         for contributor_id, roles in roles_by_contributor.items():
             target = by_person if contributor_id in persons else by_organization
             target[contributor_id].append((project, tuple(dict.fromkeys(roles))))
+    return by_person, by_organization
 
-    persons_by_organization: dict[str, list] = defaultdict(list)
-    for person in persons.values():
-        for organization_id in dict.fromkeys(person.affiliation_ids):
-            persons_by_organization[organization_id].append(person)
 
-    clusters_by_project: dict[str, list] = defaultdict(list)
-    for cluster in clusters.values():
-        for shortcode in dict.fromkeys(s.lower() for s in cluster.project_shortcodes):
-            clusters_by_project[shortcode].append(cluster)
+def _groups_by_project(
+    projects: tuple[Project, ...], groups: Mapping[str, _Group], named_by: Callable[[Project], tuple[str, ...]]
+) -> dict[str, list[_Group]]:
+    """Project key → the clusters (or collections) that list it, then those it names itself, each once."""
+    by_project: dict[str, list[_Group]] = defaultdict(list)
+    for group in groups.values():
+        for shortcode in dict.fromkeys(s.lower() for s in group.project_shortcodes):
+            by_project[shortcode].append(group)
     for project in projects:
-        for cluster_id in project.cluster_ids:
-            named_cluster = clusters.get(cluster_id)
-            if named_cluster and named_cluster not in clusters_by_project[project.key]:
-                clusters_by_project[project.key].append(named_cluster)
-
-    collections_by_project: dict[str, list] = defaultdict(list)
-    parent_collections: dict[str, list] = defaultdict(list)
-    for collection in collections.values():
-        for shortcode in dict.fromkeys(s.lower() for s in collection.project_shortcodes):
-            collections_by_project[shortcode].append(collection)
-        for child_id in dict.fromkeys(collection.collection_ids):
-            parent_collections[child_id].append(collection)
-    for project in projects:
-        for collection_id in project.collection_ids:
-            named_collection = collections.get(collection_id)
-            if named_collection and named_collection not in collections_by_project[project.key]:
-                collections_by_project[project.key].append(named_collection)
-
-    return {
-        "projects_by_person": _frozen_groups(by_person),
-        "projects_by_organization": _frozen_groups(by_organization),
-        "persons_by_organization": _frozen_groups(persons_by_organization),
-        "clusters_by_project": _frozen_groups(clusters_by_project),
-        "collections_by_project": _frozen_groups(collections_by_project),
-        "parent_collections": _frozen_groups(parent_collections),
-    }
+        for group_id in named_by(project):
+            named = groups.get(group_id)
+            if named and named not in by_project[project.key]:
+                by_project[project.key].append(named)
+    return by_project

@@ -10,11 +10,14 @@ from __future__ import annotations
 import bisect
 import json
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self, overload
+
+if TYPE_CHECKING:  # the ledger module builds on this one: the name is for type checkers only
+    from catalog.domain.ledger import LedgerView
 
 PLACEHOLDERS = frozenset({"MISSING", "CALCULATED"})
 PREFERRED_LANGUAGES = ("en", "de", "fr", "it", "rm")
@@ -110,8 +113,71 @@ class Attribution:
     roles: tuple[str, ...]
 
 
+# How one attribute of an entity is read from its stored object.
+Reader = Callable[[Mapping[str, Frozen]], Any]
+
+
+def _name(raw: Mapping[str, Frozen]) -> str:
+    return pick_language(raw.get("name"))
+
+
+def _strings_of(key: str) -> Reader:
+    return lambda raw: _strings(raw.get(key))
+
+
+def _text_or_empty(key: str) -> Reader:
+    return lambda raw: value if isinstance(value := raw.get(key), str) else ""
+
+
+class _Stored:
+    """An entity over its stored object: the attributes its class reads (``READERS``), the rest by :meth:`get`."""
+
+    __slots__ = ()
+    raw: Mapping[str, Frozen]
+    # Attribute -> how it is read from the stored object (``raw`` and ``id`` are read alike for every kind).
+    READERS: ClassVar[Mapping[str, Reader]]
+
+    def get(self, name: str, default: Frozen = None) -> Frozen:
+        return self.raw.get(name, default)
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Frozen]) -> Self:
+        values: dict[str, Any] = {name: read(raw) for name, read in cls.READERS.items()}
+        values.update(raw=raw, id=str(raw["id"]))
+        return cls(**values)
+
+
+def _attributions(raw: Mapping[str, Frozen]) -> tuple[Attribution, ...]:
+    return tuple(
+        Attribution(entry["contributor"], _strings(entry.get("contributorType")))
+        for entry in raw.get("attributions") or ()
+        if isinstance(entry, Mapping) and isinstance(entry.get("contributor"), str)
+    )
+
+
+def _funder_ids(raw: Mapping[str, Frozen]) -> tuple[str, ...]:
+    """Each funder named by a grant, once, in order."""
+    funding = raw.get("funding")
+    funder_ids = (
+        funder
+        for grant in (funding if isinstance(funding, tuple) else ())
+        if isinstance(grant, Mapping)
+        for funder in _strings(grant.get("funders"))
+    )
+    return tuple(dict.fromkeys(funder_ids))
+
+
+def _project_datestamp(raw: Mapping[str, Frozen]) -> int | None:
+    """dateModified, else datePublished, else startDate."""
+    for name in ("dateModified", "datePublished", "startDate"):
+        datestamp = parse_timestamp(raw.get(name))
+        if datestamp is not None:
+            return datestamp
+    return None
+
+
 @dataclass(frozen=True, slots=True)
-class Project:
+class Project(_Stored):
     raw: Mapping[str, Frozen] = field(repr=False)
     id: str
     shortcode: str
@@ -125,56 +191,38 @@ class Project:
     collection_ids: tuple[str, ...]
     datestamp: int | None
 
+    READERS: ClassVar[Mapping[str, Reader]] = {
+        "shortcode": lambda raw: str(raw["shortcode"]),
+        "pid": _text_or_empty("pid"),
+        "name": _name,
+        "status": _text_or_empty("status"),
+        "attributions": _attributions,
+        "contact_point_ids": _strings_of("contactPoint"),
+        "funder_ids": _funder_ids,
+        "cluster_ids": _strings_of("clusters"),
+        "collection_ids": _strings_of("collections"),
+        "datestamp": _project_datestamp,
+    }
+
     @property
     def key(self) -> str:
         """The case-insensitive lookup key of the shortcode."""
         return self.shortcode.lower()
 
-    def get(self, name: str, default: Frozen = None) -> Frozen:
-        return self.raw.get(name, default)
-
-    @classmethod
-    def from_raw(cls, raw: Mapping[str, Frozen]) -> Project:
-        attributions = tuple(
-            Attribution(entry["contributor"], _strings(entry.get("contributorType")))
-            for entry in raw.get("attributions") or ()
-            if isinstance(entry, Mapping) and isinstance(entry.get("contributor"), str)
-        )
-        funding = raw.get("funding")
-        funder_ids = tuple(
-            funder
-            for grant in (funding if isinstance(funding, tuple) else ())
-            if isinstance(grant, Mapping)
-            for funder in _strings(grant.get("funders"))
-        )
-        datestamp = None
-        for name in ("dateModified", "datePublished", "startDate"):
-            datestamp = parse_timestamp(raw.get(name))
-            if datestamp is not None:
-                break
-        return cls(
-            raw=raw,
-            id=str(raw["id"]),
-            shortcode=str(raw["shortcode"]),
-            pid=pid if isinstance(pid := raw.get("pid"), str) else "",
-            name=pick_language(raw.get("name")),
-            status=status if isinstance(status := raw.get("status"), str) else "",
-            attributions=attributions,
-            contact_point_ids=_strings(raw.get("contactPoint")),
-            funder_ids=tuple(dict.fromkeys(funder_ids)),
-            cluster_ids=_strings(raw.get("clusters")),
-            collection_ids=_strings(raw.get("collections")),
-            datestamp=datestamp,
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class Person:
+class Person(_Stored):
     raw: Mapping[str, Frozen] = field(repr=False)
     id: str
     given_names: tuple[str, ...]
     family_names: tuple[str, ...]
     affiliation_ids: tuple[str, ...]
+
+    READERS: ClassVar[Mapping[str, Reader]] = {
+        "given_names": _strings_of("givenNames"),
+        "family_names": _strings_of("familyNames"),
+        "affiliation_ids": _strings_of("affiliations"),
+    }
 
     @property
     def display_name(self) -> str:
@@ -189,60 +237,32 @@ class Person:
         given = " ".join(n for n in self.given_names if not is_placeholder(n))
         return ", ".join(part for part in (family, given) if part) or self.id
 
-    def get(self, name: str, default: Frozen = None) -> Frozen:
-        return self.raw.get(name, default)
-
-    @classmethod
-    def from_raw(cls, raw: Mapping[str, Frozen]) -> Person:
-        return cls(
-            raw=raw,
-            id=str(raw["id"]),
-            given_names=_strings(raw.get("givenNames")),
-            family_names=_strings(raw.get("familyNames")),
-            affiliation_ids=_strings(raw.get("affiliations")),
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class Organization:
+class Organization(_Stored):
     raw: Mapping[str, Frozen] = field(repr=False)
     id: str
     name: str
+
+    READERS: ClassVar[Mapping[str, Reader]] = {"name": _name}
 
     @property
     def display_name(self) -> str:
         return self.name or self.id
 
-    def get(self, name: str, default: Frozen = None) -> Frozen:
-        return self.raw.get(name, default)
-
-    @classmethod
-    def from_raw(cls, raw: Mapping[str, Frozen]) -> Organization:
-        return cls(raw=raw, id=str(raw["id"]), name=pick_language(raw.get("name")))
-
 
 @dataclass(frozen=True, slots=True)
-class Cluster:
+class Cluster(_Stored):
     raw: Mapping[str, Frozen] = field(repr=False)
     id: str
     name: str
     project_shortcodes: tuple[str, ...]
 
-    def get(self, name: str, default: Frozen = None) -> Frozen:
-        return self.raw.get(name, default)
-
-    @classmethod
-    def from_raw(cls, raw: Mapping[str, Frozen]) -> Cluster:
-        return cls(
-            raw=raw,
-            id=str(raw["id"]),
-            name=pick_language(raw.get("name")),
-            project_shortcodes=_strings(raw.get("projects")),
-        )
+    READERS: ClassVar[Mapping[str, Reader]] = {"name": _name, "project_shortcodes": _strings_of("projects")}
 
 
 @dataclass(frozen=True, slots=True)
-class Collection:
+class Collection(_Stored):
     raw: Mapping[str, Frozen] = field(repr=False)
     id: str
     name: str
@@ -250,19 +270,12 @@ class Collection:
     record_ids: tuple[str, ...]
     collection_ids: tuple[str, ...]
 
-    def get(self, name: str, default: Frozen = None) -> Frozen:
-        return self.raw.get(name, default)
-
-    @classmethod
-    def from_raw(cls, raw: Mapping[str, Frozen]) -> Collection:
-        return cls(
-            raw=raw,
-            id=str(raw["id"]),
-            name=pick_language(raw.get("name")),
-            project_shortcodes=_strings(raw.get("projects")),
-            record_ids=_strings(raw.get("records")),
-            collection_ids=_strings(raw.get("collections")),
-        )
+    READERS: ClassVar[Mapping[str, Reader]] = {
+        "name": _name,
+        "project_shortcodes": _strings_of("projects"),
+        "record_ids": _strings_of("records"),
+        "collection_ids": _strings_of("collections"),
+    }
 
 
 def record_datestamp(raw: Mapping[str, Any]) -> int | None:
@@ -293,7 +306,13 @@ class _Strings(Sequence[str]):
     def raw(self, index: int) -> bytes:
         return self._blob[self._offsets[index] : self._offsets[index + 1]]
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         if index < 0:
@@ -411,9 +430,8 @@ class Catalog:
     clusters_by_project: Mapping[str, tuple[Cluster, ...]]
     collections_by_project: Mapping[str, tuple[Collection, ...]]
     parent_collections: Mapping[str, tuple[Collection, ...]]
-    # The change ledger beside the data, if the publishing pipeline keeps one: a
-    # catalog.domain.ledger.LedgerView (typed Any: that module builds on this one).
-    ledger: Any = None
+    # The change ledger beside the data, if the publishing pipeline keeps one.
+    ledger: LedgerView | None = None
 
     def get_project(self, shortcode: str) -> Project | None:
         return self.project_by_key.get(shortcode.lower())

@@ -1,9 +1,7 @@
-"""Page arithmetic shared by every paged answer that is not a Django view.
+"""Page arithmetic shared by every paged answer: pages, API, sitemap, DCAT.
 
 One rule everywhere: an empty list still has one (empty) page, and page
 ``n`` (numbered from 1) holds items ``(n - 1) * size`` up to ``n * size``.
-Django views use :class:`django.core.paginator.Paginator` instead, which
-follows the same rule.
 """
 
 from __future__ import annotations

@@ -83,8 +83,3 @@ def creator_attributions(project: Project) -> tuple[Attribution, ...]:
             seen.add(attribution.contributor_id)
             creators.append(attribution)
     return tuple(creators)
-
-
-def has_leading_role(project: Project) -> bool:
-    """False when the project will be credited to the publisher (a validator warning)."""
-    return bool(creator_attributions(project))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Self
 from urllib.parse import urlencode
@@ -378,10 +378,6 @@ class ListingQuery:
             if not (k == key and values == (value,))
         )
 
-    @property
-    def is_default(self) -> bool:
-        return not self.text and not self.filters and self.years == (None, None)
-
 
 @dataclass(frozen=True)
 class TextSortPage:
@@ -499,6 +495,33 @@ def _in_years(entry: IndexedProject, low: int | None, high: int | None) -> bool:
     return (low is None or entry.years[1] >= low) and (high is None or entry.years[0] <= high)
 
 
+def _narrowed(
+    entries: Sequence[IndexedProject], positions: Iterable[int], selections: Sequence[frozenset[str]]
+) -> set[int]:
+    """The positions whose entry has a selected value of every facet with a selection."""
+    return {
+        position
+        for position in positions
+        if all(not selection or entries[position].facet_values[i] & selection for i, selection in enumerate(selections))
+    }
+
+
+def rank(index: SearchIndex, positions: set[int], sort: str, query_words: list[str]) -> list[int]:
+    """The matched ``positions`` in the order of ``sort``: relevance, name (either way), or by start date.
+
+    By start, undated projects come last in both directions.
+    """
+    entries = index.entries
+    if sort == "relevance":
+        return sorted(positions, key=lambda p: (-_score(entries[p], query_words), entries[p].sort_name))
+    if sort in {"name", "name-desc"}:
+        by_name = [p for p in index.by_name if p in positions]
+        return by_name[::-1] if sort == "name-desc" else by_name
+    dated = [p for p in index.by_start if p in positions and entries[p].start]
+    undated = [p for p in index.by_start if p in positions and not entries[p].start]
+    return (dated[::-1] if sort == "newest" else dated) + undated
+
+
 def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
     """Run a listing query; raises :class:`PageOutOfRange` past the last page."""
     query_words = words(query.text)
@@ -519,23 +542,7 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
         )
         for i, facet in enumerate(FACETS)
     )
-    matched_set = {
-        position
-        for position in matched_positions
-        if all(not selection or entries[position].facet_values[i] & selection for i, selection in enumerate(selections))
-    }
-
-    sort = query.effective_sort
-    if sort == "relevance":
-        ranked = sorted(matched_set, key=lambda p: (-_score(entries[p], query_words), entries[p].sort_name))
-    elif sort in {"name", "name-desc"}:
-        ranked = [p for p in index.by_name if p in matched_set]
-        if sort == "name-desc":
-            ranked.reverse()
-    else:
-        dated = [p for p in index.by_start if p in matched_set and entries[p].start]
-        undated = [p for p in index.by_start if p in matched_set and not entries[p].start]
-        ranked = (dated[::-1] if sort == "newest" else dated) + undated
+    ranked = rank(index, _narrowed(entries, matched_positions, selections), query.effective_sort, query_words)
 
     total = len(ranked)
     pages = page_count(total, PAGE_SIZE)

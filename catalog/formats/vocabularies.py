@@ -193,7 +193,6 @@ def resource_type_general(type_of_data: str) -> str:
 
 # --- DCMI types (oai_dc dc:type) -------------------------------------------------
 
-DCMI_TYPE_PREFIX = "http://purl.org/dc/dcmitype/"
 # DataCite resourceTypeGeneral -> the DCMI Type term that names the same kind of thing.
 _DCMI_TYPES = {
     "Audiovisual": "MovingImage",

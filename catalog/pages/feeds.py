@@ -64,7 +64,7 @@ class CatalogChanges(_ChangesFeed):
     title = "Catalogue changes"
     subtitle = "Research projects added to, changed in and withdrawn from the catalogue."
     link = "/projects"
-    feed_url = "/feeds/changes.atom"
+    feed_url = links.changes_feed_path()
 
     def items(self) -> list[Change]:
         return project_changes(get_catalog(), FEED_SIZE)

@@ -47,7 +47,6 @@ from catalog.pages import page_links
 from catalog.pages.vocabulary import access_rights_label, role_label, type_of_data_label
 
 RECORDS_ON_PROJECT_PAGE = 20
-RECORDS_PAGE_SIZE = 50
 META_DESCRIPTION_LENGTH = 160
 FOLD_CHARACTERS = 700  # descriptions longer than this start folded
 CARD_KEYWORDS = 4
@@ -386,7 +385,66 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         _fact(_("Website"), website_link, secondary),
     )
     descriptions = tuple(values.language_texts(project.get("description")))
-    publications = tuple(
+    publications = _publications(project, values)
+    table = catalog.records_of(project)
+    record_count = len(table) if table else 0
+    clusters = tuple(
+        EntityRef(cluster.name or cluster.id, page_links.cluster(cluster.id))
+        for cluster in catalog.clusters_by_project.get(project.key, ())
+    )
+    right, embargo = access_right(project)
+    access_text = values.text(right)
+    funding = project.get("funding")
+    pid_url = values.url(project.pid)
+    name = project.name or shortcode
+    return ProjectPage(
+        meta=PageMeta(
+            title=name,
+            description=description_in_language(values, project.get("shortDescription"), descriptions),
+            path=page_links.project(shortcode),
+            json_path=links.project_json_path(shortcode),
+            og_type="website",
+            feed_path=links.project_feed_path(shortcode),
+        ),
+        shortcode=shortcode,
+        name=name,
+        alternative_names=tuple(values.texts(project.get("alternativeNames"))),
+        short_description=values.text(project.get("shortDescription")),
+        descriptions=descriptions,
+        header_links=header_links,
+        tabs=project_tabs(shortcode, bool(publications), record_count),
+        overview=_project_overview(catalog, project, values, clusters),
+        abstracts=tuple(values.language_texts(project.get("abstract"))),
+        publications=publications,
+        contributors=_contributor_rows(catalog, project, values),
+        record_count=record_count,
+        records=record_rows(table, 0, RECORDS_ON_PROJECT_PAGE, values) if table else (),
+        records_url=page_links.project_records(shortcode),
+        permalink=pid_url,
+        citation=values.text(project.get("howToCite")),
+        citation_downloads=tuple(
+            (label, links.citation_path(shortcode, extension))
+            for label, extension in (("BibTeX", "bib"), ("RIS", "ris"), ("CSL-JSON", "csl.json"))
+        ),
+        access_rights=access_text,
+        access_css=f"access-{slug(plain(access_text))}" if plain(access_text) else "",
+        embargo_date=values.date(embargo),
+        licenses=license_views(project.get("legalInfo"), values),
+        copyright_holders=_legal_strings(project.get("legalInfo"), "copyrightHolder", values),
+        authorship=_legal_strings(project.get("legalInfo"), "authorship", values),
+        contact_points=contact_points(catalog, project),
+        start_date=values.date(project.get("startDate")),
+        end_date=values.date(project.get("endDate")),
+        status=values.text(project.get("status")),
+        funding_text=values.text(funding) if isinstance(funding, str) else None,
+        grants=_grants(catalog, funding, values),
+        data_management_plan=values.reference(project.get("dataManagementPlan")),
+        clusters=clusters,
+    )
+
+
+def _publications(project: Project, values: Values) -> tuple[Publication, ...]:
+    return tuple(
         Publication(
             values.text(entry.get("text")),
             values.link(entry["pid"].get("url"), entry["pid"].get("text"))
@@ -397,6 +455,9 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         if isinstance(entry, Mapping) and values.text(entry.get("text"))
     )
 
+
+def _contributor_rows(catalog: Catalog, project: Project, values: Values) -> tuple[ContributorRow, ...]:
+    """The attributions whose contributor exists, a person with its affiliations."""
     contributors = []
     for attribution in project.attributions:
         found = _ref_for(catalog, attribution.contributor_id)
@@ -413,28 +474,30 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
             )
         roles = tuple(role for role in (values.text(r) for r in attribution.roles) if role)
         contributors.append(ContributorRow(ref, is_person, roles, affiliations))
+    return tuple(contributors)
 
-    table = catalog.records_of(project)
-    record_count = len(table) if table else 0
 
+def project_tabs(shortcode: str, has_publications: bool, record_count: int) -> tuple[tuple[str, str, str], ...]:
+    """(id, label, path) of each tab of a project page: publications and records only when there are some."""
     tabs = [("overview", TAB_LABELS["overview"])]
-    if publications:
+    if has_publications:
         tabs.append(("publications", TAB_LABELS["publications"]))
     tabs.append(("contributors", TAB_LABELS["contributors"]))
     if record_count:
         tabs.append(("records", TAB_LABELS["records"]))
+    return tuple((tab_id, str(label), page_links.project(shortcode, tab_id)) for tab_id, label in tabs)
 
-    clusters = tuple(
-        EntityRef(cluster.name or cluster.id, page_links.cluster(cluster.id))
-        for cluster in catalog.clusters_by_project.get(project.key, ())
-    )
+
+def _project_overview(
+    catalog: Catalog, project: Project, values: Values, clusters: tuple[EntityRef, ...]
+) -> tuple[Fact, ...]:
     collections = tuple(
         Link(page_links.collection(collection.id), collection.name or collection.id)
         for collection in catalog.collections_by_project.get(project.key, ())
     )
-    overview = _facts(
+    return _facts(
         _fact(_("Official name"), values.text(project.get("officialName"))),
-        _fact(_("Shortcode"), shortcode),
+        _fact(_("Shortcode"), project.shortcode),
         _fact(_("Keywords"), *values.texts(project.get("keywords"))),
         _fact(_("Disciplines"), *values.references(project.get("disciplines"))),
         _fact(_("Temporal coverage"), *temporal_coverage(catalog, project, values)),
@@ -453,10 +516,9 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         _fact(_("Image credit"), values.text(project.get("imageCredit"))),
     )
 
-    right, embargo = access_right(project)
-    access_text = values.text(right)
-    funding = project.get("funding")
-    grants = tuple(
+
+def _grants(catalog: Catalog, funding: Frozen, values: Values) -> tuple[GrantView, ...]:
+    return tuple(
         GrantView(
             name=values.text(grant.get("name")),
             number=values.text(grant.get("number")),
@@ -466,60 +528,18 @@ def build_project_page(catalog: Catalog, project: Project, values: Values) -> Pr
         for grant in stored_list(funding)
         if isinstance(grant, Mapping)
     )
-    contact_points = []
+
+
+def contact_points(catalog: Catalog, project: Project) -> tuple[tuple[EntityRef, str | None], ...]:
+    """Each contact point that exists, with its email address when it has a plausible one."""
+    found_points = []
     for contact_id in project.contact_point_ids:
         found = _ref_for(catalog, contact_id)
         if found:
             contact = catalog.contributor(contact_id)
             email = contact.get("email") if contact is not None else None
-            contact_points.append((found[0], email if isinstance(email, str) and "@" in email else None))
-
-    pid_url = values.url(project.pid)
-    name = project.name or shortcode
-    return ProjectPage(
-        meta=PageMeta(
-            title=name,
-            description=description_in_language(values, project.get("shortDescription"), descriptions),
-            path=page_links.project(shortcode),
-            json_path=links.project_json_path(shortcode),
-            og_type="website",
-            feed_path=links.project_feed_path(shortcode),
-        ),
-        shortcode=shortcode,
-        name=name,
-        alternative_names=tuple(values.texts(project.get("alternativeNames"))),
-        short_description=values.text(project.get("shortDescription")),
-        descriptions=descriptions,
-        header_links=header_links,
-        tabs=tuple((tab_id, str(label), page_links.project(shortcode, tab_id)) for tab_id, label in tabs),
-        overview=overview,
-        abstracts=tuple(values.language_texts(project.get("abstract"))),
-        publications=publications,
-        contributors=tuple(contributors),
-        record_count=record_count,
-        records=record_rows(table, 0, RECORDS_ON_PROJECT_PAGE, values) if table else (),
-        records_url=page_links.project_records(shortcode),
-        permalink=pid_url,
-        citation=values.text(project.get("howToCite")),
-        citation_downloads=tuple(
-            (label, links.citation_path(shortcode, extension))
-            for label, extension in (("BibTeX", "bib"), ("RIS", "ris"), ("CSL-JSON", "csl.json"))
-        ),
-        access_rights=access_text,
-        access_css=f"access-{slug(plain(access_text))}" if plain(access_text) else "",
-        embargo_date=values.date(embargo),
-        licenses=license_views(project.get("legalInfo"), values),
-        copyright_holders=_legal_strings(project.get("legalInfo"), "copyrightHolder", values),
-        authorship=_legal_strings(project.get("legalInfo"), "authorship", values),
-        contact_points=tuple(contact_points),
-        start_date=values.date(project.get("startDate")),
-        end_date=values.date(project.get("endDate")),
-        status=values.text(project.get("status")),
-        funding_text=values.text(funding) if isinstance(funding, str) else None,
-        grants=grants,
-        data_management_plan=values.reference(project.get("dataManagementPlan")),
-        clusters=clusters,
-    )
+            found_points.append((found[0], email if isinstance(email, str) and "@" in email else None))
+    return tuple(found_points)
 
 
 @dataclass(frozen=True)

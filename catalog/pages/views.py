@@ -691,100 +691,55 @@ def entity_export(request: HttpRequest, kind: str, entity_id: str, key: str) -> 
     return export_views.export_response(request, described, key)
 
 
-@require_safe
-def person(request: HttpRequest, person_id: str) -> HttpResponse:
+# Kind -> its entities in a catalogue, its page's view model and the page's template.
+_ENTITY_PAGES: dict[str, tuple[Callable[[Catalog], Mapping[str, Any]], Callable[[Catalog, Any, Values], Any], str]] = {
+    "person": (lambda catalog: catalog.persons, presenters.build_person_page, "person.html"),
+    "organization": (lambda catalog: catalog.organizations, presenters.build_organization_page, "organization.html"),
+    "cluster": (lambda catalog: catalog.clusters, presenters.build_cluster_page, "group.html"),
+    "collection": (lambda catalog: catalog.collections, presenters.build_collection_page, "group.html"),
+}
+
+
+def _entity_page(request: HttpRequest, kind: str, entity_id: str) -> HttpResponse:
+    """The page of a person, organization, cluster or collection, or the export its request negotiates."""
     catalog = get_catalog()
-    person_ = get_entity_or_404(catalog.persons, person_id, "person")
-    described, _ = _described_entity(request, "person", person_id)
+    entities, build_page, template = _ENTITY_PAGES[kind]
+    entity = get_entity_or_404(entities(catalog), entity_id, kind)
+    described, document = _described_entity(request, kind, entity_id)
     negotiated = export_views.negotiate(request, described)
     if negotiated is not None:
         return negotiated
 
     def render() -> str:
-        page = presenters.build_person_page(catalog, person_, _values())
-        document = jsonld.person(catalog, person_, base_url(request))
+        page = build_page(catalog, entity, _values())
         return _render(
             request,
-            "person.html",
-            {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
+            template,
+            {"page": page, "jsonld": jsonld.to_script(document()), "alternates": described.alternates()},
         )
 
-    response = _changed_with_catalog(_cached_page(request, memo_for(catalog), ("person", person_.id), render), catalog)
+    response = _changed_with_catalog(_cached_page(request, memo_for(catalog), (kind, entity.id), render), catalog)
     return export_views.finish_page(response, request, described)
+
+
+@require_safe
+def person(request: HttpRequest, person_id: str) -> HttpResponse:
+    return _entity_page(request, "person", person_id)
 
 
 @require_safe
 def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
-    catalog = get_catalog()
-    organization_ = get_entity_or_404(catalog.organizations, organization_id, "organization")
-    described, _ = _described_entity(request, "organization", organization_id)
-    negotiated = export_views.negotiate(request, described)
-    if negotiated is not None:
-        return negotiated
-
-    def render() -> str:
-        page = presenters.build_organization_page(catalog, organization_, _values())
-        document = jsonld.organization(catalog, organization_, base_url(request))
-        return _render(
-            request,
-            "organization.html",
-            {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
-        )
-
-    response = _changed_with_catalog(
-        _cached_page(request, memo_for(catalog), ("organization", organization_.id), render), catalog
-    )
-    return export_views.finish_page(response, request, described)
+    return _entity_page(request, "organization", organization_id)
 
 
 @require_safe
 def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
-    catalog = get_catalog()
-    cluster_ = get_entity_or_404(catalog.clusters, cluster_id, "cluster")
-    described, _ = _described_entity(request, "cluster", cluster_id)
-    negotiated = export_views.negotiate(request, described)
-    if negotiated is not None:
-        return negotiated
-
-    def render() -> str:
-        page = presenters.build_cluster_page(catalog, cluster_, _values())
-        members = presenters.group_projects(catalog, cluster_)
-        document = jsonld.group(cluster_, members, described.page_path, base_url(request))
-        return _render(
-            request,
-            "group.html",
-            {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
-        )
-
-    response = _changed_with_catalog(
-        _cached_page(request, memo_for(catalog), ("cluster", cluster_.id), render), catalog
-    )
-    return export_views.finish_page(response, request, described)
+    return _entity_page(request, "cluster", cluster_id)
 
 
 @require_safe
 def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
-    catalog = get_catalog()
-    collection_ = get_entity_or_404(catalog.collections, collection_id, "collection")
-    described, _ = _described_entity(request, "collection", collection_id)
-    negotiated = export_views.negotiate(request, described)
-    if negotiated is not None:
-        return negotiated
-
-    def render() -> str:
-        page = presenters.build_collection_page(catalog, collection_, _values())
-        members = presenters.group_projects(catalog, collection_)
-        document = jsonld.group(collection_, members, described.page_path, base_url(request))
-        return _render(
-            request,
-            "group.html",
-            {"page": page, "jsonld": jsonld.to_script(document), "alternates": described.alternates()},
-        )
-
-    response = _changed_with_catalog(
-        _cached_page(request, memo_for(catalog), ("collection", collection_.id), render), catalog
-    )
-    return export_views.finish_page(response, request, described)
+    return _entity_page(request, "collection", collection_id)
 
 
 @require_safe

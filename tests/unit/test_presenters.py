@@ -12,6 +12,7 @@ from catalog.pages.presenters import (
     plain,
     project_badges,
     project_card,
+    project_tabs,
     slug,
 )
 
@@ -101,3 +102,12 @@ def test_meta_description_is_the_first_text_shortened():
     long = meta_description("word " * 100)
     assert len(long) <= 160 and long.endswith("…")
     assert meta_description(None) == ""
+
+
+def test_project_tabs_offer_publications_and_records_only_when_there_are_some():
+    assert project_tabs("0A0F", has_publications=False, record_count=0) == (
+        ("overview", "Overview", "/projects/0A0F"),
+        ("contributors", "Contributors", "/projects/0A0F?tab=contributors"),
+    )
+    tabs = project_tabs("0A0F", has_publications=True, record_count=3)
+    assert [tab_id for tab_id, _, _ in tabs] == ["overview", "publications", "contributors", "records"]

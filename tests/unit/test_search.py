@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from catalog.domain.loader import load_catalog
+from catalog.domain.model import Project
 from catalog.domain.search import (
     MAX_FILTER_VALUES,
     BadQuery,
+    IndexedProject,
     ListingQuery,
     PageOutOfRange,
     SearchIndex,
@@ -15,6 +17,7 @@ from catalog.domain.search import (
     page_numbers,
     pagination,
     parse_page,
+    rank,
     search,
     words,
 )
@@ -134,3 +137,25 @@ def test_the_year_range_keeps_projects_that_ran_in_it():
     for bad in ({"from": ["19x0"]}, {"to": ["0"]}, {"from": ["1990", "1991"]}):
         with pytest.raises(BadQuery):
             ListingQuery.from_params(bad)
+
+
+def _entry(name: str, start: str, text: str) -> IndexedProject:
+    project = Project.from_raw({"id": name, "shortcode": name[:4].upper(), "name": name})
+    return IndexedProject(project, text, ((text, 1),), (), name, start)
+
+
+def test_rank_orders_by_relevance_name_or_start_with_undated_projects_last():
+    entries = (
+        _entry("alpha", "2001-05-01", "ships"),
+        _entry("beta", "", "ships and ships"),
+        _entry("gamma", "1999-01-01", "maps"),
+    )
+    index = SearchIndex(entries, by_name=(0, 1, 2), by_start=(2, 0, 1))
+    every = {0, 1, 2}
+    assert rank(index, every, "name", []) == [0, 1, 2]
+    assert rank(index, every, "name-desc", []) == [2, 1, 0]
+    assert rank(index, every, "oldest", []) == [2, 0, 1]
+    assert rank(index, every, "newest", []) == [0, 2, 1]
+    assert rank(index, {1, 2}, "newest", []) == [2, 1]
+    # "ship" starts a word after a space in "ships and ships" only: it counts twice there.
+    assert rank(index, every, "relevance", ["ship"]) == [1, 0, 2]

@@ -1,4 +1,8 @@
-"""The JSON Schemas of the data files (``validation/schemas/``) and their validators.
+"""The JSON Schemas of the data files (``catalog/domain/schemas/``) and their validators.
+
+They live below both readers: the loader's conformance check (through the
+runtime), ``svc validate`` and the API's OpenAPI document read them, and
+none of those imports another.
 
 Validation runs on ``jsonschema-rs`` (Rust, draft 2020-12): the pure-Python
 ``jsonschema`` needs ~170 µs per record, nearly three minutes for a million
@@ -29,6 +33,14 @@ SCHEMA_FILES: Mapping[str, str] = {
     "record": "record.json",
     "chronontology-periods": "chronontology-periods.json",
     "temporal-coverage-enrichment": "temporal-coverage-enrichment.json",
+}
+# Type directory -> the kind of its objects (schema name), in checking order.
+ENTITY_KINDS: Mapping[str, str] = {
+    "projects": "project",
+    "persons": "person",
+    "organizations": "organization",
+    "clusters": "cluster",
+    "collections": "collection",
 }
 _SHARED = "definitions.json"
 _MAX_VALUE_CHARS = 80
