@@ -22,8 +22,10 @@ from pathlib import Path
 import pytest
 
 from catalog.domain import snapshot
+from catalog.domain.ledger import LEDGER_PATH, read_view
 from catalog.domain.loader import load_catalog
 from catalog.domain.record_search import ProjectRecordIndex, RecordQuery, build_record_indexes, search_records
+from catalog.runtime import with_ledger
 from svc_site.middleware import DATA_VERSION_HEADER
 from tests.conftest import SAMPLE_DIR, run_svc, start_server, stop_server
 
@@ -241,3 +243,69 @@ def test_a_sound_file_with_a_header_of_another_layout_is_not_used(
     [warning] = [record.getMessage() for record in caplog.records]
     assert "does not have the layout of format 1" in warning
     assert catalog.record_count == load_catalog(data_dir).record_count
+
+
+# The catalogue part (.svc/snapshot-catalog.bin): the ledger's view, stored by svc stamp.
+
+
+def _withdraw_some(data_dir: Path) -> None:
+    """Withdraw a project and some records, and stamp: the ledger then holds tombstones of both kinds."""
+    _rewrite_records(data_dir, slice(0, 900))
+    project = next(path for path in (data_dir / "projects").iterdir() if path.name.startswith("1204"))
+    project.unlink()
+    (data_dir / "records" / f"{project.name.split('_')[0]}-records.json").unlink(missing_ok=True)
+    result = run_svc("stamp", "--activate-in", "0", str(data_dir))
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_stored_ledger_view_is_the_one_read_from_the_ledger(data_dir: Path, caplog) -> None:
+    _withdraw_some(data_dir)
+    with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
+        stored = snapshot.open_catalog(data_dir).ledger
+    assert caplog.records == []
+    read = read_view(load_catalog(data_dir))
+    assert stored is not None and read is not None
+    assert {t.kind for t in read.tombstones} == {"P", "R"}
+    assert stored == read
+
+
+def test_a_ledger_changed_after_stamping_is_read_again(data_dir: Path, caplog) -> None:
+    path = data_dir / LEDGER_PATH
+    lines = path.read_text().splitlines(keepends=True)
+    first_time = lines[1].split("\t")[3]
+    lines[1] = lines[1].replace(f"\t{first_time}\t", f"\t{int(first_time) - 1}\t", 1)
+    path.write_text("".join(lines))
+    with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
+        catalog = snapshot.open_catalog(data_dir)
+    [warning] = [record.getMessage() for record in caplog.records]
+    assert "catalogue part not used" in warning and "changed since `svc stamp`" in warning
+    assert catalog.ledger is None  # the runtime reads the ledger itself, as without a snapshot
+    assert with_ledger(catalog).ledger == read_view(load_catalog(data_dir))
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda part: part.unlink(), "there is no catalogue part"),
+        (lambda part: part.write_bytes(part.read_bytes()[:-1]), "is truncated or has extra bytes"),
+    ],
+    ids=["missing", "truncated"],
+)
+def test_without_a_sound_catalogue_part_the_ledger_is_read(data_dir: Path, change, reason: str) -> None:
+    change(data_dir / snapshot.CATALOG_PART_PATH)
+    [(status, _, _)], output = answers(data_dir, (f"/projects/{SHORTCODE}/records?q=urkunde",))
+    [warning] = [line for line in output.splitlines() if "catalogue part not used" in line]
+    assert "WARN" in warning and reason in warning and f"svc stamp {data_dir}" in warning
+    assert status == 200 and USED in output and "Traceback" not in output
+
+
+def test_a_catalogue_part_of_another_snapshot_is_not_used(data_dir: Path, tmp_path: Path, caplog) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(data_dir, other)
+    _rewrite_records(other, slice(0, 10))
+    assert run_svc("stamp", "--activate-in", "0", str(other)).returncode == 0
+    shutil.copy2(other / snapshot.CATALOG_PART_PATH, data_dir / snapshot.CATALOG_PART_PATH)
+    with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
+        catalog = snapshot.open_catalog(data_dir)
+    [warning] = [record.getMessage() for record in caplog.records]
+    assert "was written for another snapshot" in warning and catalog.ledger is None
