@@ -8,10 +8,17 @@ every replica on the host). It is derived data beside the ledger
 which files it was built from (path, size, modification time) and their data
 version, and is used only while they are unchanged (docs/snapshot.md).
 
+Once the ledger is written, ``svc stamp`` adds the *catalogue part*
+(``<data_dir>/.svc/snapshot-catalog.bin``, same layout): what is computed
+over the whole catalogue and its ledger, so that start-up neither parses the
+ledger line by line nor every record's JSON — the ledger's serving view and
+the all-records index. It names the snapshot and the ledger it was computed
+from, and is used only with them.
+
 Layout (all integers little-endian)::
 
     prelude, 64 bytes: MAGIC, format (u32), 0 (u32), body length (u64),
-                       header length (u64), BLAKE2b-128 of body + header
+                       header length (u64), CRC-32 of body + header (u32)
     body:   the sections, each starting at a multiple of 64 bytes
     header: UTF-8 JSON (sorted keys): svc version, data version, the files,
             and per project where each section lies
@@ -27,7 +34,6 @@ views on it.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import io
 import json
 import logging
@@ -35,8 +41,9 @@ import mmap
 import os
 import struct
 import tempfile
+import zlib
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
@@ -44,10 +51,11 @@ from typing import Any
 
 import numpy as np
 
-from catalog.domain import ledger
+from catalog.domain import dates, ledger
+from catalog.domain.all_records import AllRecordsIndex, RecordsWithIndex
 from catalog.domain.loader import Conforms, check_data_dir, data_files, fold_into_version, load_catalog, version_digest
 from catalog.domain.model import Catalog, Project, RecordTable, _Strings
-from catalog.domain.record_search import IndexedRecordTable, ProjectRecordIndex
+from catalog.domain.record_search import IndexedRecordTable, ProjectRecordIndex, build_record_indexes
 
 logger = logging.getLogger("catalog.domain.snapshot")
 
@@ -57,8 +65,8 @@ MAGIC = b"svcsnap\0"
 CATALOG_PART_PATH = Path(".svc") / "snapshot-catalog.bin"
 CATALOG_PART_MAGIC = b"svccatl\0"
 # Bump when the layout, the record table or the index rules (record_search, search.words) change.
-FORMAT = 1
-_PRELUDE = struct.Struct("<8sIIQQ16s")
+FORMAT = 2
+_PRELUDE = struct.Struct("<8sIIQQI")
 PRELUDE_SIZE = 64
 ALIGN = 64
 _CHUNK = 1 << 20
@@ -125,7 +133,7 @@ class _SectionsFile:
         self.temporary = Path(temporary)
         self.file = os.fdopen(handle, "wb")
         self.file.write(b"\0" * PRELUDE_SIZE)
-        self.digest = hashlib.blake2b(digest_size=16)
+        self.crc = 0
         self.length = 0
 
     def __enter__(self) -> _SectionsFile:
@@ -146,15 +154,15 @@ class _SectionsFile:
 
     def _write(self, data: bytes | memoryview) -> None:
         self.file.write(data)
-        self.digest.update(data)
+        self.crc = zlib.crc32(data, self.crc)
         self.length += len(data)
 
     def commit(self, header: dict[str, Any]) -> Path:
         encoded = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
         self.file.write(encoded)
-        self.digest.update(encoded)
+        self.crc = zlib.crc32(encoded, self.crc)
         self.file.seek(0)
-        self.file.write(_PRELUDE.pack(self.magic, FORMAT, 0, self.length, len(encoded), self.digest.digest()))
+        self.file.write(_PRELUDE.pack(self.magic, FORMAT, 0, self.length, len(encoded), self.crc))
         self.file.close()
         os.chmod(self.temporary, 0o644)
         os.replace(self.temporary, self.path)
@@ -184,7 +192,13 @@ def _write_project(body: _SectionsFile, table: RecordTable, index: ProjectRecord
     }
     for name, dtype in _ARRAY_SECTIONS.items():
         sections[name] = body.add(np.ascontiguousarray(arrays[name], dtype=dtype).tobytes())
-    return {"shortcode": table.shortcode, "size": len(table), "dated": index.dated, "sections": sections}
+    return {
+        "shortcode": table.shortcode,
+        "size": len(table),
+        "dated": index.dated,
+        "earliest_published": dates.earliest_record_published(table),
+        "sections": sections,
+    }
 
 
 class SnapshotWriter:
@@ -264,7 +278,7 @@ class Snapshot:
 
     data_version: str
     tables: dict[str, IndexedRecordTable]
-    checksum: str  # of the file (hex): the catalogue part names the snapshot it was computed over
+    checksum: str  # of the file (hex): the catalogue part names the snapshot it was computed over by it
 
 
 def open_snapshot(data_dir: str | os.PathLike[str]) -> Snapshot:
@@ -291,18 +305,21 @@ def _open_verified(path: Path, magic: bytes, missing: str) -> tuple[dict[str, An
     try:
         with path.open("rb") as file:
             header, checksum = _verified_header(path, file, magic)
-            return header, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ), checksum.hex()
+            return header, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ), f"{checksum:08x}"
     except FileNotFoundError:
         raise SnapshotUnusable(f"{missing} ({path})") from None
     except OSError as error:
         raise SnapshotUnusable(f"{path} cannot be read: {error.strerror or error}") from None
 
 
-def _verified_header(path: Path, file: io.BufferedReader, expected: bytes) -> tuple[dict[str, Any], bytes]:
+def _verified_header(path: Path, file: io.BufferedReader, expected: bytes) -> tuple[dict[str, Any], int]:
     """The header and checksum of a complete, undamaged file of this format and svc version.
 
-    The checksum is computed by reading, not through the map: the pages land
-    in the page cache for the workers, not in this process's memory.
+    The checksum (CRC-32: a fraction of a second for a gigabyte, where a
+    cryptographic hash took over a second; it guards against damage, not
+    against someone who may write the data directory anyway) is computed by
+    reading, not through the map: the pages land in the page cache for the
+    workers, not in this process's memory.
     """
     size = os.fstat(file.fileno()).st_size
     prelude = file.read(PRELUDE_SIZE)
@@ -315,11 +332,10 @@ def _verified_header(path: Path, file: io.BufferedReader, expected: bytes) -> tu
         raise SnapshotUnusable(f"{path} has format {version}, this svc reads format {FORMAT}")
     if PRELUDE_SIZE + body_length + header_length != size:
         raise SnapshotUnusable(f"{path} is truncated or has extra bytes")
-    digest = hashlib.blake2b(digest_size=16)
-    chunk = bytearray(_CHUNK)
+    crc, chunk = 0, bytearray(_CHUNK)
     while read := file.readinto(chunk):
-        digest.update(memoryview(chunk)[:read])
-    if digest.digest() != checksum:
+        crc = zlib.crc32(memoryview(chunk)[:read], crc)
+    if crc != checksum:
         raise SnapshotUnusable(f"{path} is damaged (checksum mismatch)")
     file.seek(PRELUDE_SIZE + body_length)
     try:
@@ -384,7 +400,7 @@ def _mapped_table(mapped: mmap.mmap, shortcode: str, entry: dict[str, Any]) -> I
         by_date=numbers("by_date"),
         dated=entry["dated"],
     )
-    return IndexedRecordTable(table, index)
+    return IndexedRecordTable(table, index, entry["earliest_published"])
 
 
 # The catalogue part ---------------------------------------------------------
@@ -416,12 +432,14 @@ def write_catalog_part(data_dir: str | os.PathLike[str], catalog: Catalog) -> Pa
         return None
     full = dataclasses.replace(catalog, records=_live_tables(snapshot, catalog))
     view = ledger.read_view(full)
+    index = AllRecordsIndex.build(full, build_record_indexes(full.records))
     with _SectionsFile(path, CATALOG_PART_MAGIC) as out:
         header = {
             "svc": svc_version(),
-            "snapshot": snapshot.checksum,
+            "snapshot": [snapshot.checksum, snapshot.data_version],
             "projects": [project.key for project in catalog.projects],
             "ledger": None if view is None else _write_view(out, view),
+            "all_records": _write_index(out, index),
         }
         return out.commit(header)
 
@@ -446,6 +464,24 @@ def _write_view(out: _SectionsFile, view: ledger.LedgerView) -> dict[str, Any]:
         "unmatched_count": view.unmatched_count,
         "previous_counts": list(view.previous_counts.items()),
     }
+
+
+def _write_index(out: _SectionsFile, index: AllRecordsIndex) -> dict[str, Any]:
+    small, arrays = index.parts()
+    sections = {
+        name: [out.add(np.ascontiguousarray(array).tobytes()), array.dtype.str] for name, array in arrays.items()
+    }
+    return {**small, "sections": sections}
+
+
+def _read_index(mapped: mmap.mmap, stored: dict[str, Any], tables: Mapping[str, RecordTable]) -> AllRecordsIndex:
+    """The all-records index as numpy views on the map (the page cache's one copy), over the tables' own indexes."""
+    view = memoryview(mapped)
+    arrays = {
+        name: np.frombuffer(view[PRELUDE_SIZE + start : PRELUDE_SIZE + start + length], dtype=dtype)
+        for name, ((start, length), dtype) in stored["sections"].items()
+    }
+    return AllRecordsIndex.from_parts(stored, arrays, build_record_indexes(tables))
 
 
 def _read_view(mapped: mmap.mmap, stored: dict[str, Any], token_key: bytes | None) -> ledger.LedgerView:
@@ -476,35 +512,41 @@ def _read_view(mapped: mmap.mmap, stored: dict[str, Any], token_key: bytes | Non
     )
 
 
+def _stored_view(root: Path, mapped: mmap.mmap, stored: dict[str, Any] | None) -> ledger.LedgerView | None:
+    """The stored ledger view, if the ledger is the one it was computed from (None: there was or is none)."""
+    ledger_file = ledger.ledger_path(root)
+    if stored is None or not ledger_file.is_file():
+        return None  # no ledger then, or none now: the runtime reads what there is
+    if ledger.ledger_digest(root) != stored["digest"]:
+        raise SnapshotUnusable(f"{ledger_file} changed since `svc stamp` wrote {catalog_part_path(root)}")
+    return _read_view(mapped, stored, ledger.read_token_key(root))
+
+
 def _with_catalog_part(root: Path, snapshot: Snapshot, catalog: Catalog) -> Catalog:
     """The catalogue with what the catalogue part holds for it, if it is the part of this snapshot and data.
 
-    The ledger's view is taken only if the ledger is the one it was computed
-    from (its digest, read in a fraction of a second); else, as without a
-    part, the ledger is read line by line (one WARNING says why).
+    And if the ledger is the one it was computed from (its digest, read in a
+    fraction of a second). Else, as without a part, the ledger is read line
+    by line and the all-records index built at warm-up (one WARNING says why).
     """
     path = catalog_part_path(root)
     try:
         header, mapped, _ = _open_verified(path, CATALOG_PART_MAGIC, "there is no catalogue part")
-        if header["snapshot"] != snapshot.checksum:
+        if header["snapshot"] != [snapshot.checksum, snapshot.data_version]:
             raise SnapshotUnusable(f"{path} was written for another snapshot")
         if header["projects"] != [project.key for project in catalog.projects]:
             raise SnapshotUnusable(f"{path} was written for other projects (a project file does not validate?)")
-        stored = header["ledger"]
-        ledger_file = ledger.ledger_path(root)
-        if stored is None or not ledger_file.is_file():
-            return catalog  # no ledger then, or none now: with_ledger reads what there is
-        if ledger.ledger_digest(root) != stored["digest"]:
-            raise SnapshotUnusable(f"{ledger_file} changed since `svc stamp` wrote {path}")
-        view = _read_view(mapped, stored, ledger.read_token_key(root))
+        view = _stored_view(root, mapped, header["ledger"])
+        index = _read_index(mapped, header["all_records"], catalog.records)
     except (KeyError, TypeError, ValueError) as error:
         reason: object = f"{path} does not have the layout of format {FORMAT}: {error!r}"
     except (SnapshotUnusable, OSError) as error:
         reason = error
     else:
-        return dataclasses.replace(catalog, ledger=view)
+        return dataclasses.replace(catalog, records=RecordsWithIndex(catalog.records, index), ledger=view)
     logger.warning(
-        "snapshot's catalogue part not used: %s; reading the ledger line by line (slow at scale); "
+        "snapshot's catalogue part not used: %s; reading the ledger line by line and indexing all records"
+        " (slow at scale); "
         "run `svc stamp %s` to write it",
         reason,
         root,
