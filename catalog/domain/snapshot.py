@@ -416,7 +416,10 @@ def _live_tables(snapshot: Snapshot, catalog: Catalog) -> dict[str, RecordTable]
 
 
 def write_catalog_part(data_dir: str | os.PathLike[str], catalog: Catalog) -> Path | None:
-    """Write what is computed over the whole catalogue once the ledger is written: its serving view.
+    """Write what is computed over the whole catalogue once the ledger is written.
+
+    That is the ledger's serving view and the all-records index, so that
+    ``svc serve`` neither parses the ledger line by line nor every record.
 
     ``svc stamp`` calls it after the ledger, with the catalogue it stamped
     (without records: they are read from the snapshot just written). None,
@@ -468,9 +471,7 @@ def _write_view(out: _SectionsFile, view: ledger.LedgerView) -> dict[str, Any]:
 
 def _write_index(out: _SectionsFile, index: AllRecordsIndex) -> dict[str, Any]:
     small, arrays = index.parts()
-    sections = {
-        name: [out.add(np.ascontiguousarray(array).tobytes()), array.dtype.str] for name, array in arrays.items()
-    }
+    sections = {name: [out.add(np.ascontiguousarray(data).tobytes()), data.dtype.str] for name, data in arrays.items()}
     return {**small, "sections": sections}
 
 
