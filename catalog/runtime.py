@@ -173,7 +173,7 @@ def with_ledger(catalog: Catalog) -> Catalog:
     the items concerned keep the datestamp rule of data without a ledger.
     """
     try:
-        view = ledger.read_view(catalog)
+        view = catalog.ledger or ledger.read_view(catalog)  # a snapshot brings the view svc stamp stored
     except (ledger.LedgerError, OSError, UnicodeDecodeError) as error:
         logger.warning("change ledger of %s ignored: %s", catalog.data_dir, error)
         return catalog

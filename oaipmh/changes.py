@@ -38,7 +38,7 @@ from catalog.domain import ledger
 from catalog.domain.ledger import Item, ProjectMeta, fingerprint
 from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
-from catalog.domain.snapshot import passing_into_snapshot
+from catalog.domain.snapshot import passing_into_snapshot, write_catalog_part
 from catalog.formats import item_metadata
 from oaipmh.formats import FORMATS
 from oaipmh.repository import fallback_year, project_local_ids, shared_pid_prefix
@@ -236,7 +236,10 @@ def stamp_release(
         if not dry_run:  # the same single pass writes the snapshot svc serve opens (docs/snapshot.md)
             tables = passing_into_snapshot(data_dir, tables)
         items = ledger_items(catalog, tables, site_url, KnownSources(old), len(os.sched_getaffinity(0)))
-        return ledger.stamp(data_dir, items, now, dry_run=dry_run, activate_in=activate_in)
+        summary = ledger.stamp(data_dir, items, now, dry_run=dry_run, activate_in=activate_in)
+        if not dry_run:  # what the snapshot keeps of the whole catalogue and the ledger just written
+            write_catalog_part(data_dir, catalog)
+        return summary
     except DataDirError as error:
         raise StampRefused(str(error)) from None
     except (ledger.LedgerError, OSError, UnicodeDecodeError) as error:

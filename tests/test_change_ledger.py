@@ -278,15 +278,21 @@ def test_a_ledger_that_does_not_match_the_data_warns_once_and_falls_back(
 
 def test_stamping_unchanged_data_changes_no_byte(stamped: Stamped) -> None:
     ledger = stamped.data_dir / LEDGER_PATH
-    snapshot = ledger.with_name("snapshot.bin")
-    before, snapshot_before = ledger.read_bytes(), snapshot.read_bytes()
+    snapshot, part = ledger.with_name("snapshot.bin"), ledger.with_name("snapshot-catalog.bin")
+    before, snapshot_before, part_before = ledger.read_bytes(), snapshot.read_bytes(), part.read_bytes()
     result = run_svc("stamp", str(stamped.data_dir))
     assert result.returncode == 0
     assert result.stdout.strip().splitlines()[-1].startswith("added 0, changed 0, deleted 0, unchanged ")
     assert ledger.read_bytes() == before
     assert snapshot.read_bytes() == snapshot_before
+    assert part.read_bytes() == part_before
     # no temporary file left
-    assert sorted(p.name for p in ledger.parent.iterdir()) == ["ledger.tsv", "snapshot.bin", "token-key"]
+    assert sorted(p.name for p in ledger.parent.iterdir()) == [
+        "ledger.tsv",
+        "snapshot-catalog.bin",
+        "snapshot.bin",
+        "token-key",
+    ]
 
 
 def test_a_dry_run_reports_and_writes_nothing(stamped: Stamped, tmp_path: Path) -> None:

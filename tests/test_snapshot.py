@@ -8,7 +8,6 @@ server says so once, as a WARNING naming `svc stamp`, and serves the JSON.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -17,13 +16,17 @@ import signal
 import struct
 import time
 import urllib.request
+import zlib
 from pathlib import Path
 
 import pytest
 
-from catalog.domain import snapshot
+from catalog.domain import dates, snapshot
+from catalog.domain.all_records import AllRecordsQuery, RecordsWithIndex, all_records_index, search_all_records
+from catalog.domain.ledger import LEDGER_PATH, read_view
 from catalog.domain.loader import load_catalog
 from catalog.domain.record_search import ProjectRecordIndex, RecordQuery, build_record_indexes, search_records
+from catalog.runtime import with_ledger
 from svc_site.middleware import DATA_VERSION_HEADER
 from tests.conftest import SAMPLE_DIR, run_svc, start_server, stop_server
 
@@ -38,6 +41,8 @@ PATHS = (
     f"/projects/{SHORTCODE}/records?sort=label-desc",
     f"/projects/{SHORTCODE}/records?q=zzzznothing",
     f"/api/v2/projects/{SHORTCODE}",
+    "/records?q=urkunde&sort=newest&page=2",
+    "/api/v2/records?q=chur&sort=label",
 )
 
 
@@ -92,7 +97,7 @@ def test_serving_from_the_snapshot_answers_as_serving_from_json(stamped_dir: Pat
     assert USED not in json_output
 
     assert from_snapshot == from_json
-    assert [status for status, _, _ in from_snapshot] == [200, 200, 200, 200, 200, 200]
+    assert [status for status, _, _ in from_snapshot] == [200] * len(PATHS)
     assert {version for _, _, version in from_snapshot} == {load_catalog(stamped_dir).data_version}
 
 
@@ -142,7 +147,7 @@ def test_a_copy_with_new_file_times_still_uses_the_snapshot(data_dir: Path) -> N
         (lambda raw: raw[: len(raw) // 2], "is truncated or has extra bytes"),
         (lambda raw: raw[:10], "is truncated"),
         (lambda raw: raw[:200] + bytes([raw[200] ^ 1]) + raw[201:], "is damaged (checksum mismatch)"),
-        (lambda raw: raw[:8] + (99).to_bytes(4, "little") + raw[12:], "has format 99, this svc reads format 1"),
+        (lambda raw: raw[:8] + (99).to_bytes(4, "little") + raw[12:], "has format 99, this svc reads format 2"),
         (lambda raw: b"not a snapshot" + raw[14:], "is not an svc snapshot"),
     ],
     ids=["half", "ten-bytes", "bit-flip", "other-format", "other-file"],
@@ -208,6 +213,7 @@ def test_every_record_table_and_index_equals_the_json_one(data_dir: Path) -> Non
     assert mapped.data_version == loaded.data_version
     assert list(mapped.records) == list(loaded.records) and len(mapped.records["08a2"]) == 0
     mapped_indexes = build_record_indexes(mapped.records)
+    assert mapped.records["08a1"].earliest_published == "2015-03-02"
     for key, table in loaded.records.items():
         other = mapped.records[key]
         assert [other.document(i) for i in range(len(other))] == [table.document(i) for i in range(len(table))]
@@ -216,6 +222,7 @@ def test_every_record_table_and_index_equals_the_json_one(data_dir: Path) -> Non
             list(table.ids),
             table.datestamps,
         )
+        assert other.earliest_published == dates.earliest_record_published(table)  # stored, not scanned
         index = ProjectRecordIndex.build(table)
         for text in ("", "urkunde", "chur 8", "zzzz"):
             for sort in RecordQuery.SORTS:
@@ -229,15 +236,93 @@ def test_a_sound_file_with_a_header_of_another_layout_is_not_used(
     """Checksum and format number right, header not what this svc writes: rejected whole, not a crash."""
     path = data_dir / snapshot.SNAPSHOT_PATH
     raw = path.read_bytes()
-    prelude = struct.Struct("<8sIIQQ16s")  # the layout docs/snapshot.md gives
+    prelude = struct.Struct("<8sIIQQI")  # the layout docs/snapshot.md gives
     magic, format_number, _, body_length, _, _ = prelude.unpack_from(raw)
     body = raw[snapshot.PRELUDE_SIZE : snapshot.PRELUDE_SIZE + body_length]
     header = json.dumps({"svc": snapshot.svc_version(), "projects": {"08a1": {}}}).encode()
-    checksum = hashlib.blake2b(body + header, digest_size=16).digest()
+    checksum = zlib.crc32(body + header)
     new_prelude = prelude.pack(magic, format_number, 0, body_length, len(header), checksum)
     path.write_bytes(new_prelude.ljust(snapshot.PRELUDE_SIZE, b"\0") + body + header)
     with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
         catalog = snapshot.open_catalog(data_dir)
     [warning] = [record.getMessage() for record in caplog.records]
-    assert "does not have the layout of format 1" in warning
+    assert "does not have the layout of format 2" in warning
     assert catalog.record_count == load_catalog(data_dir).record_count
+
+
+# The catalogue part (.svc/snapshot-catalog.bin): the ledger's view, stored by svc stamp.
+
+
+def _withdraw_some(data_dir: Path) -> None:
+    """Withdraw a project and some records, and stamp: the ledger then holds tombstones of both kinds."""
+    _rewrite_records(data_dir, slice(0, 900))
+    project = next(path for path in (data_dir / "projects").iterdir() if path.name.startswith("1204"))
+    project.unlink()
+    (data_dir / "records" / f"{project.name.split('_')[0]}-records.json").unlink(missing_ok=True)
+    result = run_svc("stamp", "--activate-in", "0", str(data_dir))
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_stored_ledger_view_is_the_one_read_from_the_ledger(data_dir: Path, caplog) -> None:
+    _withdraw_some(data_dir)
+    with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
+        stored = snapshot.open_catalog(data_dir).ledger
+    assert caplog.records == []
+    read = read_view(load_catalog(data_dir))
+    assert stored is not None and read is not None
+    assert {t.kind for t in read.tombstones} == {"P", "R"}
+    assert stored == read
+
+
+def test_a_ledger_changed_after_stamping_is_read_again(data_dir: Path, caplog) -> None:
+    path = data_dir / LEDGER_PATH
+    lines = path.read_text().splitlines(keepends=True)
+    first_time = lines[1].split("\t")[3]
+    lines[1] = lines[1].replace(f"\t{first_time}\t", f"\t{int(first_time) - 1}\t", 1)
+    path.write_text("".join(lines))
+    with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
+        catalog = snapshot.open_catalog(data_dir)
+    [warning] = [record.getMessage() for record in caplog.records]
+    assert "catalogue part not used" in warning and "changed since `svc stamp`" in warning
+    assert catalog.ledger is None  # the runtime reads the ledger itself, as without a snapshot
+    assert with_ledger(catalog).ledger == read_view(load_catalog(data_dir))
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda part: part.unlink(), "there is no catalogue part"),
+        (lambda part: part.write_bytes(part.read_bytes()[:-1]), "is truncated or has extra bytes"),
+    ],
+    ids=["missing", "truncated"],
+)
+def test_without_a_sound_catalogue_part_the_ledger_is_read(data_dir: Path, change, reason: str) -> None:
+    change(data_dir / snapshot.CATALOG_PART_PATH)
+    [(status, _, _)], output = answers(data_dir, (f"/projects/{SHORTCODE}/records?q=urkunde",))
+    [warning] = [line for line in output.splitlines() if "catalogue part not used" in line]
+    assert "WARN" in warning and reason in warning and f"svc stamp {data_dir}" in warning
+    assert status == 200 and USED in output and "Traceback" not in output
+
+
+def test_a_catalogue_part_of_another_snapshot_is_not_used(data_dir: Path, tmp_path: Path, caplog) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(data_dir, other)
+    _rewrite_records(other, slice(0, 10))
+    assert run_svc("stamp", "--activate-in", "0", str(other)).returncode == 0
+    shutil.copy2(other / snapshot.CATALOG_PART_PATH, data_dir / snapshot.CATALOG_PART_PATH)
+    with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
+        catalog = snapshot.open_catalog(data_dir)
+    [warning] = [record.getMessage() for record in caplog.records]
+    assert "was written for another snapshot" in warning and catalog.ledger is None
+
+
+def test_the_stored_all_records_index_is_the_one_built_from_json(data_dir: Path) -> None:
+    mapped = snapshot.open_catalog(data_dir)
+    assert isinstance(mapped.records, RecordsWithIndex)  # nothing to build at warm-up
+    loaded = load_catalog(data_dir)
+    stored, built = all_records_index(mapped), all_records_index(loaded)
+    for text in ("", "urkunde", "chur 8", "zzzz"):
+        for sort in AllRecordsQuery.SORTS:
+            for filters in ((), (("project", ("08A1",)),), (("year", ("2015",)),)):
+                query = AllRecordsQuery(text=text, filters=filters, sort=sort)
+                assert search_all_records(stored, query) == search_all_records(built, query), (text, sort, filters)

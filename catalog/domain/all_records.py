@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 from urllib.parse import urlencode
 
 import numpy as np
@@ -242,6 +242,51 @@ class AllRecordsIndex:
             ranks={"label": _ranks(by_label), "oldest": _ranks(by_date), "newest": _ranks(by_date_newest)},
         )
 
+    def parts(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """What a snapshot stores of it: the small values (JSON-able) and the arrays by name.
+
+        The per-project indexes are not part of it: the snapshot's tables bring their own.
+        """
+        small = {
+            "keys": list(self.keys),
+            "values": {key: list(values) for key, values in self.values.items()},
+            "labels": {key: list(labels) for key, labels in self.labels.items()},
+        }
+        arrays = {
+            "offsets": self.offsets,
+            "by_label": self.by_label,
+            "by_date": self.by_date,
+            "by_date_newest": self.by_date_newest,
+            **{f"codes.{key}": codes for key, codes in self.codes.items()},
+            **{f"totals.{key}": totals for key, totals in self.totals.items()},
+            **{f"ranks.{sort}": ranks for sort, ranks in self.ranks.items()},
+        }
+        return small, arrays
+
+    @classmethod
+    def from_parts(
+        cls, small: Mapping[str, Any], arrays: Mapping[str, np.ndarray], indexes: Mapping[str, ProjectRecordIndex]
+    ) -> AllRecordsIndex:
+        """The index :meth:`parts` describes, over ``indexes`` (every project's, by key)."""
+        keys = tuple(small["keys"])
+
+        def by_prefix(prefix: str) -> dict[str, np.ndarray]:
+            return {name.removeprefix(prefix): array for name, array in arrays.items() if name.startswith(prefix)}
+
+        return cls(
+            keys=keys,
+            offsets=arrays["offsets"],
+            indexes=tuple(indexes[key] for key in keys),
+            codes=by_prefix("codes."),
+            values={key: tuple(values) for key, values in small["values"].items()},
+            labels={key: tuple(labels) for key, labels in small["labels"].items()},
+            totals=by_prefix("totals."),
+            by_label=arrays["by_label"],
+            by_date=arrays["by_date"],
+            by_date_newest=arrays["by_date_newest"],
+            ranks=by_prefix("ranks."),
+        )
+
     def matching(self, query_words: Sequence[str]) -> np.ndarray | None:
         """Every record having a word that starts with each query word (each project's own rule)."""
         if not query_words:
@@ -379,6 +424,29 @@ def record_indexes(catalog: Catalog) -> Mapping[str, ProjectRecordIndex]:
     return memo_for(catalog).get("record-indexes", lambda: build_record_indexes(catalog.records))
 
 
+class RecordsWithIndex(Mapping[str, RecordTable]):
+    """A catalogue's record tables that come with their all-records index already built (a snapshot's)."""
+
+    def __init__(self, tables: Mapping[str, RecordTable], index: AllRecordsIndex) -> None:
+        self._tables = tables
+        self.index = index
+
+    def __getitem__(self, key: str) -> RecordTable:
+        return self._tables[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tables)
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+
 def all_records_index(catalog: Catalog) -> AllRecordsIndex:
-    """The index of all records, built once per catalogue over the per-project indexes."""
-    return memo_for(catalog).get("all-records-index", lambda: AllRecordsIndex.build(catalog, record_indexes(catalog)))
+    """The index of all records: the snapshot's, else built once per catalogue over the per-project indexes."""
+
+    def build() -> AllRecordsIndex:
+        if isinstance(catalog.records, RecordsWithIndex):
+            return catalog.records.index
+        return AllRecordsIndex.build(catalog, record_indexes(catalog))
+
+    return memo_for(catalog).get("all-records-index", build)

@@ -16,6 +16,7 @@ from typing import Any
 
 from catalog.domain.memo import memo_for
 from catalog.domain.model import Catalog, Project, RecordTable, is_placeholder
+from catalog.domain.record_search import IndexedRecordTable
 
 _DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})-([0-9]{2}))?(?=$|T|\s)")
 _PUBLISHED_IN_JSON = re.compile(rb'"datePublished":"([0-9]{4}-[0-9]{2}-[0-9]{2})')
@@ -40,7 +41,12 @@ def record_issued(record: Mapping[str, Any]) -> str | None:
 
 
 def earliest_record_published(table: RecordTable | None) -> str | None:
-    """The earliest ``datePublished`` among a project's records, without parsing each record's JSON."""
+    """The earliest ``datePublished`` among a project's records, without parsing each record's JSON.
+
+    A snapshot's table brings it along (computed by this function when ``svc stamp`` wrote it).
+    """
+    if isinstance(table, IndexedRecordTable):
+        return table.earliest_published
     if not table:
         return None
     earliest: bytes | None = None

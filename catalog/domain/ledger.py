@@ -565,28 +565,87 @@ def read_view(catalog: Catalog) -> LedgerView | None:
     """The ledger of the catalogue's data directory aligned with it; None if there is none.
 
     Raises :class:`LedgerError` (or ``OSError``) if the file is there but unreadable.
+    This parses every line; ``svc serve`` opens the view ``svc stamp`` stored in
+    the snapshot instead when there is one (:mod:`catalog.domain.snapshot`).
     """
     path = ledger_path(catalog.data_dir)
     if not path.is_file():
         return None
     with path.open(encoding="utf-8") as first_line:
         _, activation = read_header(first_line.readline())
-    digest = hashlib.blake2b(digest_size=12)
-    projects: dict[str, ProjectTimes] = {}
-    metas: dict[str, tuple[str, ...]] = {}
-    entities: dict[tuple[str, str], ProjectTimes] = {}
-    tombstones: list[Tombstone] = []
-    # Per project: the ledger's live record pids and times, aligned with the table after the project's section.
-    changed: dict[str, array] = {}
-    first: dict[str, array] = {}
-    section: tuple[str, list[str], array, array] | None = None
-    previous_counts: dict[str, int] = {}
+    reader = _ViewReader(catalog, activation)
+    for entry in iter_entries(reader.lines(path)):
+        reader.add(entry)
+    return reader.view()
 
-    def close_section() -> None:
-        if section is None:
+
+def ledger_digest(data_dir: str | os.PathLike[str]) -> str:
+    """The digest :attr:`LedgerView.digest` has: of the ledger file's bytes (the release it describes)."""
+    digest = hashlib.blake2b(digest_size=12)
+    with ledger_path(data_dir).open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class _ViewReader:
+    """Builds a :class:`LedgerView` from the ledger's entries, in file order."""
+
+    def __init__(self, catalog: Catalog, activation: int | None) -> None:
+        self.catalog = catalog
+        self.activation = activation
+        self.digest = hashlib.blake2b(digest_size=12)
+        self.projects: dict[str, ProjectTimes] = {}
+        self.metas: dict[str, tuple[str, ...]] = {}
+        self.entities: dict[tuple[str, str], ProjectTimes] = {}
+        self.tombstones: list[Tombstone] = []
+        # Per project: the ledger's live record pids and times, aligned with the table after the project's section.
+        self.changed: dict[str, array] = {}
+        self.first: dict[str, array] = {}
+        self.section: tuple[str, list[str], array, array] | None = None
+        self.previous_counts: dict[str, int] = {}
+
+    def lines(self, path: Path) -> Iterator[str]:
+        with path.open("rb") as handle:
+            for raw in handle:
+                self.digest.update(raw)
+                yield raw.decode("utf-8")
+
+    def add(self, entry: Entry) -> None:
+        kind = "projects" if entry.kind == "P" else "records" if entry.kind == "R" else entry.group
+        if entry.deleted is None or entry.deleted == self.activation:
+            was_live = entry.deleted is not None or entry.first_seen != self.activation
+            self.previous_counts[kind] = self.previous_counts.get(kind, 0) + was_live
+        if entry.kind == "P":
+            self._close_section()
+            self.section = (entry.group, [], array("q"), array("q"))
+            self.metas[entry.group] = entry.meta
+            if entry.deleted is None:
+                self.projects[entry.group] = ProjectTimes(entry.first_seen, entry.changed)
+            else:
+                self.tombstones.append(Tombstone("P", entry.group, entry.key, entry.deleted, entry.meta))
+        elif entry.kind == "R":
+            self._add_record(entry)
+        elif entry.deleted is None:
+            self.entities[(entry.group, entry.key)] = ProjectTimes(entry.first_seen, entry.changed)
+
+    def _add_record(self, entry: Entry) -> None:
+        assert self.section is not None
+        if entry.deleted is None:
+            self.section[1].append(entry.key)
+            self.section[2].append(entry.changed)
+            self.section[3].append(entry.first_seen)
             return
-        key, pids, changes, firsts = section
-        table = catalog.records.get(key)
+        sets = tuple(entry.meta[0].split()) if entry.meta else None
+        prefix = read_meta_field(entry.meta[1]) if len(entry.meta) > 1 else None
+        project_meta = self.metas[entry.group]
+        self.tombstones.append(Tombstone("R", entry.group, entry.key, entry.deleted, project_meta, sets, prefix))
+
+    def _close_section(self) -> None:
+        if self.section is None:
+            return
+        key, pids, changes, firsts = self.section
+        table = self.catalog.records.get(key)
         if table is None:
             return
         aligned_changed = array("q", [NO_DATESTAMP]) * len(table)
@@ -598,64 +657,33 @@ def read_view(catalog: Catalog) -> LedgerView | None:
             if i < len(table) and table.pids[i] == pid:
                 aligned_changed[i] = changes[j]
                 aligned_first[i] = firsts[j]
-        changed[key], first[key] = aligned_changed, aligned_first
+        self.changed[key], self.first[key] = aligned_changed, aligned_first
 
-    def lines() -> Iterator[str]:
-        with path.open("rb") as handle:
-            for raw in handle:
-                digest.update(raw)
-                yield raw.decode("utf-8")
-
-    for entry in iter_entries(lines()):
-        kind = "projects" if entry.kind == "P" else "records" if entry.kind == "R" else entry.group
-        if entry.deleted is None or entry.deleted == activation:
-            was_live = entry.deleted is not None or entry.first_seen != activation
-            previous_counts[kind] = previous_counts.get(kind, 0) + was_live
-        if entry.kind == "P":
-            close_section()
-            section = (entry.group, [], array("q"), array("q"))
-            metas[entry.group] = entry.meta
-            if entry.deleted is None:
-                projects[entry.group] = ProjectTimes(entry.first_seen, entry.changed)
-            else:
-                tombstones.append(Tombstone("P", entry.group, entry.key, entry.deleted, entry.meta))
-        elif entry.kind == "R":
-            assert section is not None
-            if entry.deleted is None:
-                section[1].append(entry.key)
-                section[2].append(entry.changed)
-                section[3].append(entry.first_seen)
-            else:
-                sets = tuple(entry.meta[0].split()) if entry.meta else None
-                prefix = read_meta_field(entry.meta[1]) if len(entry.meta) > 1 else None
-                project_meta = metas[entry.group]
-                tombstones.append(Tombstone("R", entry.group, entry.key, entry.deleted, project_meta, sets, prefix))
-        elif entry.deleted is None:
-            entities[(entry.group, entry.key)] = ProjectTimes(entry.first_seen, entry.changed)
-    close_section()
-
-    unmatched = [p.shortcode for p in catalog.projects if p.key not in projects]
-    count = len(unmatched)
-    for key, table in catalog.records.items():
-        stamps = changed.get(key)
-        missing = len(table) if stamps is None else stamps.count(NO_DATESTAMP)
-        if missing:
-            count += missing
-            unmatched.append(f"{missing} record(s) of {key}")
-    return LedgerView(
-        digest=digest.hexdigest(),
-        activation=activation,
-        projects=projects,
-        record_changed=changed,
-        record_first_seen=first,
-        entities=entities,
-        tombstones=tuple(tombstones),
-        project_meta=metas,
-        unmatched=tuple(unmatched[:5]),
-        unmatched_count=count,
-        token_key=read_token_key(catalog.data_dir),
-        previous_counts=previous_counts,
-    )
+    def view(self) -> LedgerView:
+        self._close_section()
+        catalog = self.catalog
+        unmatched = [p.shortcode for p in catalog.projects if p.key not in self.projects]
+        count = len(unmatched)
+        for key, table in catalog.records.items():
+            stamps = self.changed.get(key)
+            missing = len(table) if stamps is None else stamps.count(NO_DATESTAMP)
+            if missing:
+                count += missing
+                unmatched.append(f"{missing} record(s) of {key}")
+        return LedgerView(
+            digest=self.digest.hexdigest(),
+            activation=self.activation,
+            projects=self.projects,
+            record_changed=self.changed,
+            record_first_seen=self.first,
+            entities=self.entities,
+            tombstones=tuple(self.tombstones),
+            project_meta=self.metas,
+            unmatched=tuple(unmatched[:5]),
+            unmatched_count=count,
+            token_key=read_token_key(catalog.data_dir),
+            previous_counts=self.previous_counts,
+        )
 
 
 # --- the feed of changes ------------------------------------------------------------------------

@@ -8,10 +8,17 @@ every replica on the host). It is derived data beside the ledger
 which files it was built from (path, size, modification time) and their data
 version, and is used only while they are unchanged (docs/snapshot.md).
 
+Once the ledger is written, ``svc stamp`` adds the *catalogue part*
+(``<data_dir>/.svc/snapshot-catalog.bin``, same layout): what is computed
+over the whole catalogue and its ledger, so that start-up neither parses the
+ledger line by line nor every record's JSON — the ledger's serving view and
+the all-records index. It names the snapshot and the ledger it was computed
+from, and is used only with them.
+
 Layout (all integers little-endian)::
 
     prelude, 64 bytes: MAGIC, format (u32), 0 (u32), body length (u64),
-                       header length (u64), BLAKE2b-128 of body + header
+                       header length (u64), CRC-32 of body + header (u32)
     body:   the sections, each starting at a multiple of 64 bytes
     header: UTF-8 JSON (sorted keys): svc version, data version, the files,
             and per project where each section lies
@@ -27,7 +34,6 @@ views on it.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import io
 import json
 import logging
@@ -35,26 +41,32 @@ import mmap
 import os
 import struct
 import tempfile
+import zlib
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
+from catalog.domain import dates, ledger
+from catalog.domain.all_records import AllRecordsIndex, RecordsWithIndex
 from catalog.domain.loader import Conforms, check_data_dir, data_files, fold_into_version, load_catalog, version_digest
 from catalog.domain.model import Catalog, Project, RecordTable, _Strings
-from catalog.domain.record_search import IndexedRecordTable, ProjectRecordIndex
+from catalog.domain.record_search import IndexedRecordTable, ProjectRecordIndex, build_record_indexes
 
 logger = logging.getLogger("catalog.domain.snapshot")
 
 SNAPSHOT_PATH = Path(".svc") / "snapshot.bin"
 MAGIC = b"svcsnap\0"
+# What is computed over the whole catalogue after the ledger is written (the ledger's serving view).
+CATALOG_PART_PATH = Path(".svc") / "snapshot-catalog.bin"
+CATALOG_PART_MAGIC = b"svccatl\0"
 # Bump when the layout, the record table or the index rules (record_search, search.words) change.
-FORMAT = 1
-_PRELUDE = struct.Struct("<8sIIQQ16s")
+FORMAT = 2
+_PRELUDE = struct.Struct("<8sIIQQI")
 PRELUDE_SIZE = 64
 ALIGN = 64
 _CHUNK = 1 << 20
@@ -106,15 +118,33 @@ def _data_version(data_dir: Path, names: Iterable[str]) -> str:
 # Writing --------------------------------------------------------------------
 
 
-class _Body:
-    """The body being written: sections appended at aligned offsets, hashed on the way."""
+class _SectionsFile:
+    """A file being written: sections at aligned offsets (hashed on the way), then a JSON header, then the prelude.
 
-    def __init__(self, file: BinaryIO) -> None:
-        self.file = file
-        self.digest = hashlib.blake2b(digest_size=16)
+    To a temporary file, renamed over the old one by :meth:`commit`, so a
+    reader sees the old file or the new one, never half of one; leaving the
+    ``with`` block without committing removes the temporary file.
+    """
+
+    def __init__(self, path: Path, magic: bytes) -> None:
+        self.path, self.magic = path, magic
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", dir=self.path.parent)
+        self.temporary = Path(temporary)
+        self.file = os.fdopen(handle, "wb")
+        self.file.write(b"\0" * PRELUDE_SIZE)
+        self.crc = 0
         self.length = 0
 
+    def __enter__(self) -> _SectionsFile:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.file.close()
+        self.temporary.unlink(missing_ok=True)
+
     def add(self, data: bytes | memoryview) -> list[int]:
+        """Append a section; returns [offset in the body, length], what a header names it by."""
         padding = -self.length % ALIGN
         if padding:
             self._write(b"\0" * padding)
@@ -124,15 +154,26 @@ class _Body:
 
     def _write(self, data: bytes | memoryview) -> None:
         self.file.write(data)
-        self.digest.update(data)
+        self.crc = zlib.crc32(data, self.crc)
         self.length += len(data)
+
+    def commit(self, header: dict[str, Any]) -> Path:
+        encoded = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+        self.file.write(encoded)
+        self.crc = zlib.crc32(encoded, self.crc)
+        self.file.seek(0)
+        self.file.write(_PRELUDE.pack(self.magic, FORMAT, 0, self.length, len(encoded), self.crc))
+        self.file.close()
+        os.chmod(self.temporary, 0o644)
+        os.replace(self.temporary, self.path)
+        return self.path
 
 
 def _offsets_bytes(strings: _Strings) -> bytes:
     return np.asarray(strings._offsets, dtype="<u8").tobytes()
 
 
-def _write_project(body: _Body, table: RecordTable, index: ProjectRecordIndex) -> dict[str, Any]:
+def _write_project(body: _SectionsFile, table: RecordTable, index: ProjectRecordIndex) -> dict[str, Any]:
     sections: dict[str, list[int]] = {}
     for name, strings in (
         ("documents", table._documents),
@@ -151,62 +192,43 @@ def _write_project(body: _Body, table: RecordTable, index: ProjectRecordIndex) -
     }
     for name, dtype in _ARRAY_SECTIONS.items():
         sections[name] = body.add(np.ascontiguousarray(arrays[name], dtype=dtype).tobytes())
-    return {"shortcode": table.shortcode, "size": len(table), "dated": index.dated, "sections": sections}
+    return {
+        "shortcode": table.shortcode,
+        "size": len(table),
+        "dated": index.dated,
+        "earliest_published": dates.earliest_record_published(table),
+        "sections": sections,
+    }
 
 
 class SnapshotWriter:
     """Writes a snapshot one project at a time (a million records never sit in memory at once).
 
-    To a temporary file, renamed over the old snapshot by :meth:`commit`, so a
-    reader sees the old snapshot or the new one, never half of one; leaving
-    the ``with`` block without committing removes the temporary file. The same
-    files give the same bytes.
+    Atomically (:class:`_SectionsFile`); the same files give the same bytes.
     """
 
     def __init__(self, data_dir: str | os.PathLike[str]) -> None:
         self.root = Path(data_dir)
-        self.path = snapshot_path(self.root)
         self.files = _file_states(self.root)
         # Before the tables are read: a file edited while stamping then leaves the snapshot unused, never wrong.
         self.data_version = _data_version(self.root, (name for name, _, _ in self.files))
         self.projects: dict[str, Any] = {}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=".snapshot-", dir=self.path.parent)
-        self.temporary = Path(temporary)
-        self.file = os.fdopen(handle, "wb")
-        self.file.write(b"\0" * PRELUDE_SIZE)
-        self.body = _Body(self.file)
+        self.out = _SectionsFile(snapshot_path(self.root), MAGIC)
 
     def __enter__(self) -> SnapshotWriter:
         return self
 
-    def __exit__(self, *_exc: object) -> None:
-        self.file.close()
-        self.temporary.unlink(missing_ok=True)
+    def __exit__(self, *exc: object) -> None:
+        self.out.__exit__(*exc)
 
     def add(self, project: Project, table: RecordTable | None) -> None:
         if table is not None:
-            self.projects[project.key] = _write_project(self.body, table, ProjectRecordIndex.build(table))
+            self.projects[project.key] = _write_project(self.out, table, ProjectRecordIndex.build(table))
 
     def commit(self) -> Path:
-        header = json.dumps(
-            {
-                "svc": svc_version(),
-                "data_version": self.data_version,
-                "files": self.files,
-                "projects": self.projects,
-            },
-            sort_keys=True,
-            separators=(",", ":"),
-        ).encode()
-        self.file.write(header)
-        self.body.digest.update(header)
-        self.file.seek(0)
-        self.file.write(_PRELUDE.pack(MAGIC, FORMAT, 0, self.body.length, len(header), self.body.digest.digest()))
-        self.file.close()
-        os.chmod(self.temporary, 0o644)
-        os.replace(self.temporary, self.path)
-        return self.path
+        return self.out.commit(
+            {"svc": svc_version(), "data_version": self.data_version, "files": self.files, "projects": self.projects}
+        )
 
 
 def write_snapshot(data_dir: str | os.PathLike[str], tables: Iterable[tuple[Project, RecordTable | None]]) -> Path:
@@ -256,6 +278,7 @@ class Snapshot:
 
     data_version: str
     tables: dict[str, IndexedRecordTable]
+    checksum: str  # of the file (hex): the catalogue part names the snapshot it was computed over by it
 
 
 def open_snapshot(data_dir: str | os.PathLike[str]) -> Snapshot:
@@ -268,44 +291,51 @@ def open_snapshot(data_dir: str | os.PathLike[str]) -> Snapshot:
     """
     root = Path(data_dir)
     path = snapshot_path(root)
-    try:
-        with path.open("rb") as file:
-            header = _verified_header(path, file)
-            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-    except FileNotFoundError:
-        raise SnapshotUnusable(f"there is no snapshot ({path})") from None
-    except OSError as error:
-        raise SnapshotUnusable(f"{path} cannot be read: {error.strerror or error}") from None
+    header, mapped, checksum = _open_verified(path, MAGIC, "there is no snapshot")
     try:
         _check_files(root, header)
         tables = {key: _mapped_table(mapped, entry["shortcode"], entry) for key, entry in header["projects"].items()}
-        return Snapshot(data_version=header["data_version"], tables=tables)
+        return Snapshot(data_version=header["data_version"], tables=tables, checksum=checksum)
     except (KeyError, TypeError, ValueError) as error:  # a sound checksum over a header this svc cannot read
         raise SnapshotUnusable(f"{path} does not have the layout of format {FORMAT}: {error!r}") from None
 
 
-def _verified_header(path: Path, file: io.BufferedReader) -> dict[str, Any]:
-    """The header of a complete, undamaged snapshot of this format and svc version.
+def _open_verified(path: Path, magic: bytes, missing: str) -> tuple[dict[str, Any], mmap.mmap, str]:
+    """The header, the map and the checksum (hex) of a complete, undamaged file of this format and svc version."""
+    try:
+        with path.open("rb") as file:
+            header, checksum = _verified_header(path, file, magic)
+            return header, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ), f"{checksum:08x}"
+    except FileNotFoundError:
+        raise SnapshotUnusable(f"{missing} ({path})") from None
+    except OSError as error:
+        raise SnapshotUnusable(f"{path} cannot be read: {error.strerror or error}") from None
 
-    The checksum is computed by reading, not through the map: the pages land
-    in the page cache for the workers, not in this process's memory.
+
+def _verified_header(path: Path, file: io.BufferedReader, expected: bytes) -> tuple[dict[str, Any], int]:
+    """The header and checksum of a complete, undamaged file of this format and svc version.
+
+    The checksum (CRC-32: a fraction of a second for a gigabyte, where a
+    cryptographic hash took over a second; it guards against damage, not
+    against someone who may write the data directory anyway) is computed by
+    reading, not through the map: the pages land in the page cache for the
+    workers, not in this process's memory.
     """
     size = os.fstat(file.fileno()).st_size
     prelude = file.read(PRELUDE_SIZE)
     if len(prelude) < PRELUDE_SIZE:
         raise SnapshotUnusable(f"{path} is truncated")
     magic, version, _, body_length, header_length, checksum = _PRELUDE.unpack_from(prelude)
-    if magic != MAGIC:
+    if magic != expected:
         raise SnapshotUnusable(f"{path} is not an svc snapshot")
     if version != FORMAT:
         raise SnapshotUnusable(f"{path} has format {version}, this svc reads format {FORMAT}")
     if PRELUDE_SIZE + body_length + header_length != size:
         raise SnapshotUnusable(f"{path} is truncated or has extra bytes")
-    digest = hashlib.blake2b(digest_size=16)
-    chunk = bytearray(_CHUNK)
+    crc, chunk = 0, bytearray(_CHUNK)
     while read := file.readinto(chunk):
-        digest.update(memoryview(chunk)[:read])
-    if digest.digest() != checksum:
+        crc = zlib.crc32(memoryview(chunk)[:read], crc)
+    if crc != checksum:
         raise SnapshotUnusable(f"{path} is damaged (checksum mismatch)")
     file.seek(PRELUDE_SIZE + body_length)
     try:
@@ -315,7 +345,7 @@ def _verified_header(path: Path, file: io.BufferedReader) -> dict[str, Any]:
         raise SnapshotUnusable(f"{path} does not have the layout of format {FORMAT}") from None
     if written_by != svc_version():
         raise SnapshotUnusable(f"{path} was written by svc {written_by}, this is svc {svc_version()}")
-    return header
+    return header, checksum
 
 
 def _check_files(root: Path, header: dict[str, Any]) -> None:
@@ -370,7 +400,159 @@ def _mapped_table(mapped: mmap.mmap, shortcode: str, entry: dict[str, Any]) -> I
         by_date=numbers("by_date"),
         dated=entry["dated"],
     )
-    return IndexedRecordTable(table, index)
+    return IndexedRecordTable(table, index, entry["earliest_published"])
+
+
+# The catalogue part ---------------------------------------------------------
+
+
+def catalog_part_path(data_dir: str | os.PathLike[str]) -> Path:
+    return Path(data_dir) / CATALOG_PART_PATH
+
+
+def _live_tables(snapshot: Snapshot, catalog: Catalog) -> dict[str, RecordTable]:
+    """The snapshot's tables of the catalogue's projects, as the served catalogue holds them."""
+    return {key: table for key, table in snapshot.tables.items() if key in catalog.project_by_key}
+
+
+def write_catalog_part(data_dir: str | os.PathLike[str], catalog: Catalog) -> Path | None:
+    """Write what is computed over the whole catalogue once the ledger is written.
+
+    That is the ledger's serving view and the all-records index, so that
+    ``svc serve`` neither parses the ledger line by line nor every record.
+
+    ``svc stamp`` calls it after the ledger, with the catalogue it stamped
+    (without records: they are read from the snapshot just written). None,
+    and no part (an old one removed), when that snapshot cannot be opened.
+    """
+    root = Path(data_dir)
+    path = catalog_part_path(root)
+    try:
+        snapshot = open_snapshot(root)
+    except SnapshotUnusable as reason:
+        logger.warning("snapshot's catalogue part not written: %s", reason)
+        path.unlink(missing_ok=True)
+        return None
+    full = dataclasses.replace(catalog, records=_live_tables(snapshot, catalog))
+    view = ledger.read_view(full)
+    index = AllRecordsIndex.build(full, build_record_indexes(full.records))
+    with _SectionsFile(path, CATALOG_PART_MAGIC) as out:
+        header = {
+            "svc": svc_version(),
+            "snapshot": [snapshot.checksum, snapshot.data_version],
+            "projects": [project.key for project in catalog.projects],
+            "ledger": None if view is None else _write_view(out, view),
+            "all_records": _write_index(out, index),
+        }
+        return out.commit(header)
+
+
+def _write_view(out: _SectionsFile, view: ledger.LedgerView) -> dict[str, Any]:
+    """A ledger view as the catalogue part keeps it: times per record as arrays, the rest (a few thousand) as JSON."""
+    return {
+        "digest": view.digest,
+        "activation": view.activation,
+        "projects": [[key, times.first_seen, times.changed] for key, times in view.projects.items()],
+        "project_meta": [[key, list(meta)] for key, meta in view.project_meta.items()],
+        "entities": [[kind, key, times.first_seen, times.changed] for (kind, key), times in view.entities.items()],
+        "tombstones": [
+            [t.kind, t.project_key, t.key, t.deleted, None if t.sets is None else list(t.sets), t.pid_prefix]
+            for t in view.tombstones
+        ],
+        "records": [
+            [key, out.add(changed.tobytes()), out.add(view.record_first_seen[key].tobytes())]
+            for key, changed in view.record_changed.items()
+        ],
+        "unmatched": list(view.unmatched),
+        "unmatched_count": view.unmatched_count,
+        "previous_counts": list(view.previous_counts.items()),
+    }
+
+
+def _write_index(out: _SectionsFile, index: AllRecordsIndex) -> dict[str, Any]:
+    small, arrays = index.parts()
+    sections = {name: [out.add(np.ascontiguousarray(data).tobytes()), data.dtype.str] for name, data in arrays.items()}
+    return {**small, "sections": sections}
+
+
+def _read_index(mapped: mmap.mmap, stored: dict[str, Any], tables: Mapping[str, RecordTable]) -> AllRecordsIndex:
+    """The all-records index as numpy views on the map (the page cache's one copy), over the tables' own indexes."""
+    view = memoryview(mapped)
+    arrays = {
+        name: np.frombuffer(view[PRELUDE_SIZE + start : PRELUDE_SIZE + start + length], dtype=dtype)
+        for name, ((start, length), dtype) in stored["sections"].items()
+    }
+    return AllRecordsIndex.from_parts(stored, arrays, build_record_indexes(tables))
+
+
+def _read_view(mapped: mmap.mmap, stored: dict[str, Any], token_key: bytes | None) -> ledger.LedgerView:
+    def times(section: list[int]) -> array:
+        start, length = section
+        return array("q", memoryview(mapped)[PRELUDE_SIZE + start : PRELUDE_SIZE + start + length].cast("q"))
+
+    metas = {key: tuple(meta) for key, meta in stored["project_meta"]}
+    tombstones = tuple(
+        ledger.Tombstone(
+            kind, project_key, key, deleted, metas[project_key], None if sets is None else tuple(sets), prefix
+        )
+        for kind, project_key, key, deleted, sets, prefix in stored["tombstones"]
+    )
+    return ledger.LedgerView(
+        digest=stored["digest"],
+        activation=stored["activation"],
+        projects={key: ledger.ProjectTimes(first, changed) for key, first, changed in stored["projects"]},
+        record_changed={key: times(changed) for key, changed, _ in stored["records"]},
+        record_first_seen={key: times(first) for key, _, first in stored["records"]},
+        entities={(kind, key): ledger.ProjectTimes(first, changed) for kind, key, first, changed in stored["entities"]},
+        tombstones=tombstones,
+        project_meta=metas,
+        unmatched=tuple(stored["unmatched"]),
+        unmatched_count=stored["unmatched_count"],
+        token_key=token_key,
+        previous_counts=dict(stored["previous_counts"]),
+    )
+
+
+def _stored_view(root: Path, mapped: mmap.mmap, stored: dict[str, Any] | None) -> ledger.LedgerView | None:
+    """The stored ledger view, if the ledger is the one it was computed from (None: there was or is none)."""
+    ledger_file = ledger.ledger_path(root)
+    if stored is None or not ledger_file.is_file():
+        return None  # no ledger then, or none now: the runtime reads what there is
+    if ledger.ledger_digest(root) != stored["digest"]:
+        raise SnapshotUnusable(f"{ledger_file} changed since `svc stamp` wrote {catalog_part_path(root)}")
+    return _read_view(mapped, stored, ledger.read_token_key(root))
+
+
+def _with_catalog_part(root: Path, snapshot: Snapshot, catalog: Catalog) -> Catalog:
+    """The catalogue with what the catalogue part holds for it, if it is the part of this snapshot and data.
+
+    And if the ledger is the one it was computed from (its digest, read in a
+    fraction of a second). Else, as without a part, the ledger is read line
+    by line and the all-records index built at warm-up (one WARNING says why).
+    """
+    path = catalog_part_path(root)
+    try:
+        header, mapped, _ = _open_verified(path, CATALOG_PART_MAGIC, "there is no catalogue part")
+        if header["snapshot"] != [snapshot.checksum, snapshot.data_version]:
+            raise SnapshotUnusable(f"{path} was written for another snapshot")
+        if header["projects"] != [project.key for project in catalog.projects]:
+            raise SnapshotUnusable(f"{path} was written for other projects (a project file does not validate?)")
+        view = _stored_view(root, mapped, header["ledger"])
+        index = _read_index(mapped, header["all_records"], catalog.records)
+    except (KeyError, TypeError, ValueError) as error:
+        reason: object = f"{path} does not have the layout of format {FORMAT}: {error!r}"
+    except (SnapshotUnusable, OSError) as error:
+        reason = error
+    else:
+        return dataclasses.replace(catalog, records=RecordsWithIndex(catalog.records, index), ledger=view)
+    logger.warning(
+        "snapshot's catalogue part not used: %s; reading the ledger line by line and indexing all records"
+        " (slow at scale); "
+        "run `svc stamp %s` to write it",
+        reason,
+        root,
+    )
+    return catalog
 
 
 # Serving --------------------------------------------------------------------
@@ -395,8 +577,9 @@ def open_catalog(data_dir: str | os.PathLike[str], *, conforms: Conforms | None 
         )
         return load_catalog(data_dir, conforms=conforms)
     catalog = load_catalog(data_dir, with_records=False, conforms=conforms)
-    records = {key: table for key, table in snapshot.tables.items() if key in catalog.project_by_key}
+    records = _live_tables(snapshot, catalog)
     catalog = dataclasses.replace(catalog, data_version=snapshot.data_version, records=MappingProxyType(records))
+    catalog = _with_catalog_part(Path(data_dir), snapshot, catalog)
     counts = ", ".join(f"{n} {kind}" for kind, n in catalog.counts().items())
     logger.info("loaded %s from %s (records from its snapshot)", counts, data_dir)
     return catalog

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from catalog.domain.all_records import (
     AllRecordsIndex,
     AllRecordsQuery,
+    RecordsWithIndex,
+    all_records_index,
     label_sort_key,
     search_all_records,
 )
@@ -122,3 +126,18 @@ def test_the_query_keeps_its_state_in_the_url():
     assert state.url("/records", filters=state.without_filter("type", "Text"), page=1) == (
         "/records?q=folio&type=Image&sort=newest"
     )
+
+
+def test_an_index_rebuilt_from_its_parts_answers_as_the_index(catalog, index):
+    """What a snapshot stores (small values and arrays, here copied through bytes) is the whole index."""
+    small, arrays = index.parts()
+    copied = {name: np.frombuffer(array.tobytes(), dtype=array.dtype) for name, array in arrays.items()}
+    rebuilt = AllRecordsIndex.from_parts(small, copied, build_record_indexes(catalog.records))
+    for params in ({}, {"q": "fol"}, {"sort": "newest", "type": "Text"}, {"licence": "x", "sort": "label-desc"}):
+        assert search_all_records(rebuilt, query(**params)) == search_all_records(index, query(**params))
+
+
+def test_records_that_bring_their_index_are_not_indexed_again(catalog, index):
+    with_index = dataclasses.replace(catalog, records=RecordsWithIndex(catalog.records, index))
+    assert all_records_index(with_index) is index
+    assert dict(with_index.records) == dict(catalog.records)
