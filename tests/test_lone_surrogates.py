@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from catalog.domain.loader import load_catalog
 from tests.conftest import run_svc, start_server, stop_server
 from tests.datadir import person, project, record, write_data_dir
 from tests.oai_support import parse_valid
@@ -36,6 +37,11 @@ def data_with_surrogates(root: Path) -> Path:
             ]
         },
     )
+    enrichment = {
+        "Neolithic": {"date": "-5500/-2200", "original_name": "Neo@D800@lithic", "source": "llm"},
+        "Bronze @DC01@ Age": {"date": "-2200/-800", "original_name": "Bronze Age", "source": "llm"},
+    }
+    (root / "temporal-coverage-enrichment.json").write_text(json.dumps(enrichment), encoding="utf-8")
     for path in root.rglob("*.json"):
         text = path.read_text(encoding="utf-8")
         for marker, escape in ESCAPES.items():
@@ -66,8 +72,10 @@ def test_validate_names_the_file_and_field_of_each_lone_surrogate(tmp_path: Path
         (f"projects/{SHORTCODE}.json", "name"),
         (f"records/{SHORTCODE}-records.json", "[0].label.en"),
         (f"records/{SHORTCODE}-records.json", "[1].id"),
+        ("temporal-coverage-enrichment.json", "Neolithic.original_name"),
+        ("temporal-coverage-enrichment.json", '["Bronze \ufffd Age"]'),
     ]
-    assert report["findings_by_check"]["surrogate"] == 4
+    assert report["findings_by_check"]["surrogate"] == 6
 
 
 def test_validate_text_output_prints_the_finding_line(tmp_path: Path):
@@ -77,7 +85,19 @@ def test_validate_text_output_prints_the_finding_line(tmp_path: Path):
 
     assert result.returncode == 1
     assert f"projects/{SHORTCODE}.json: name: the text holds a lone UTF-16 surrogate" in result.stderr
-    assert ", 4 surrogate" in result.stdout.splitlines()[1]
+    assert ", 6 surrogate" in result.stdout.splitlines()[1]
+
+
+def test_loaded_catalogue_holds_the_replacement_character_everywhere(tmp_path: Path):
+    catalog = load_catalog(data_with_surrogates(tmp_path / "data"))
+
+    assert catalog.problems == ()
+    assert catalog.get_project(SHORTCODE).name == "Lake Dwellings \ufffd of the Jura"
+    assert catalog.persons["person-001"].get("familyNames") == ("Sommer\ufffd",)
+    table = catalog.records[SHORTCODE.lower()]
+    assert sorted(table.ids) == [f"http://rdf.example.org/{SHORTCODE}/r1", RECORD_ID + "\ufffd"]
+    assert catalog.temporal_coverage_enrichment["Neolithic"]["original_name"] == "Neo\ufffdlithic"
+    assert "Bronze \ufffd Age" in catalog.temporal_coverage_enrichment
 
 
 def test_stamp_writes_the_ledger_and_snapshot(tmp_path: Path):
