@@ -2,7 +2,8 @@
 
 Framework-free on purpose: the validator, the benchmark and the tests use it
 without Django. A file that cannot be read or parsed is logged (file and
-reason) and skipped as a whole, never half of it; the rest is served.
+reason) and skipped as a whole, never half of it; the rest is served. A lone
+UTF-16 surrogate in a string is served as U+FFFD (:mod:`catalog.domain.text_repair`).
 """
 
 from __future__ import annotations
@@ -244,7 +245,7 @@ class _Reader:
                 self.problem(path, "expected a JSON object")
                 return MappingProxyType({})
             if may_hold_surrogates(text or "") and (fixed := repair_surrogates(value)) is not value:
-                self.repaired(path, "its object")
+                self.repaired(path, "the file")
                 value = fixed
             return freeze(value)
         except (ValueError, RecursionError) as error:
