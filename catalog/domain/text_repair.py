@@ -19,7 +19,7 @@ REPLACEMENT = "\ufffd"
 _ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-Path = tuple[str | int, ...]
+JsonPath = tuple[str | int, ...]  # keys and positions from the root
 
 
 def may_hold_surrogates(text: str) -> bool:
@@ -55,7 +55,7 @@ def repair_surrogates(value: Any) -> Any:
     return value
 
 
-def surrogate_paths(value: Any, path: Path = ()) -> Iterator[tuple[Path, bool]]:
+def surrogate_paths(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, bool]]:
     """(path, is a key) of each string or object key in parsed JSON that holds a lone surrogate.
 
     Keys in a path are given repaired, so that the path can be printed.
