@@ -37,6 +37,7 @@ from catalog.domain.loader import (
 from catalog.domain.model import is_placeholder
 from catalog.domain.schema import ENTITY_KINDS, PathPart, SchemaSet, schemas
 from catalog.domain.temporal import chronontology_period_id, resolve
+from catalog.domain.text_repair import may_hold_surrogates, repair_surrogates, surrogate_paths
 from validation.warnings import MetadataWarning, Warn, metadata_warnings
 
 # A project role found as a person's job title (trimmed, lowercased, exact match)
@@ -92,6 +93,7 @@ class Check(StrEnum):
     DUPLICATE = "duplicate"
     JOB_TITLE = "job-title"
     TEMPORAL_COVERAGE = "temporal-coverage"
+    SURROGATE = "surrogate"
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,13 +260,27 @@ class _Validation:
             return
         first = _NOT_WHITESPACE.search(text)
         is_array = first is not None and first.group() == "["
+        suspect = may_hold_surrogates(text)
         try:
             for position, value in enumerate(iter_json_array(text)):
-                yield (position if is_array else None), value
+                index = position if is_array else None
+                yield index, (self.repaired(self.relative(path), index, value) if suspect else value)
         except ValueError as error:
             self.add(self.relative(path), "$", Check.FILE, f"not valid JSON: {error}")
         except RecursionError:
             self.add(self.relative(path), "$", Check.FILE, "not valid JSON: nested too deeply")
+
+    def repaired(self, file: str, index: int | None, value: Any) -> Any:
+        """Report each lone surrogate in ``value``; return it with U+FFFD, as the service loads it, to check on."""
+        for parts, is_key in surrogate_paths(value):
+            self.add(
+                file,
+                json_path(parts if index is None else (index, *parts)),
+                Check.SURROGATE,
+                f"{'the key' if is_key else 'the text'} holds a lone UTF-16 surrogate (an escape \\ud800 to "
+                "\\udfff without its pair), which is no character: the service shows U+FFFD instead",
+            )
+        return repair_surrogates(value)
 
     def schema_findings(self, kind: str, file: str, index: int | None, value: Any) -> None:
         for parts, message in self.schemas.errors(kind, value):
@@ -292,6 +308,8 @@ class _Validation:
         text = self.read_text(path)
         try:
             value = json.loads(text) if text is not None else {}
+            if text is not None and may_hold_surrogates(text):
+                value = self.repaired(name, None, value)
         except ValueError as error:
             self.add(name, "$", Check.FILE, f"not valid JSON: {error}")
             return {}

@@ -2,7 +2,8 @@
 
 Framework-free on purpose: the validator, the benchmark and the tests use it
 without Django. A file that cannot be read or parsed is logged (file and
-reason) and skipped as a whole, never half of it; the rest is served.
+reason) and skipped as a whole, never half of it; the rest is served. A lone
+UTF-16 surrogate in a string is served as U+FFFD (:mod:`catalog.domain.text_repair`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from catalog.domain.model import (
     RecordTable,
     freeze,
 )
+from catalog.domain.text_repair import may_hold_surrogates, repair_surrogates
 
 logger = logging.getLogger("catalog.domain.loader")
 
@@ -144,6 +146,15 @@ class _Reader:
         logger.log(level, "skipped %s: %s", name, reason)
         self.problems.append(LoadProblem(name, reason))
 
+    def repaired(self, path: Path, what: str) -> None:
+        """One WARNING for a file served with U+FFFD for lone surrogates: changed data, but nothing lost to skip."""
+        logger.warning(
+            "%s: %s held lone UTF-16 surrogates (\\ud800-\\udfff escapes without a pair); served with U+FFFD "
+            "instead (svc validate says where)",
+            self.relative(path),
+            what,
+        )
+
     def too_large(self, path: Path) -> bool:
         """Whether an entity file is above :data:`MAX_ENTITY_FILE_BYTES` (then skipped, with one WARNING)."""
         try:
@@ -175,15 +186,21 @@ class _Reader:
         text = self.read_text(path)
         if text is None:
             raise _FileSkipped
+        suspect, repaired = may_hold_surrogates(text), 0
         try:
             for position, value in enumerate(iter_json_array(text)):
-                if isinstance(value, dict):
-                    yield value
-                else:
+                if not isinstance(value, dict):
                     self.problem(path, f"item {position} is not a JSON object")
+                elif suspect and (fixed := repair_surrogates(value)) is not value:
+                    repaired += 1
+                    yield fixed
+                else:
+                    yield value
         except (ValueError, RecursionError) as error:
             self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
             raise _FileSkipped from None
+        if repaired:
+            self.repaired(path, f"{repaired} object(s)")
 
     def entities(self, kind: str, build: Callable[[Mapping[str, Any]], E], key: str = "id") -> list[E]:
         loaded: list[E] = []
@@ -227,6 +244,9 @@ class _Reader:
             if not isinstance(value, dict):
                 self.problem(path, "expected a JSON object")
                 return MappingProxyType({})
+            if may_hold_surrogates(text or "") and (fixed := repair_surrogates(value)) is not value:
+                self.repaired(path, "the file")
+                value = fixed
             return freeze(value)
         except (ValueError, RecursionError) as error:
             self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
