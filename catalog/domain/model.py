@@ -414,6 +414,9 @@ class Catalog:
     # The change ledger beside the data, if the publishing pipeline keeps one: a
     # catalog.domain.ledger.LedgerView (typed Any: that module builds on this one).
     ledger: Any = None
+    # Values derived from this catalogue object (catalog.domain.memo): made on first use, dropped with it.
+    # Not an init field, so dataclasses.replace gives the new catalogue an empty one.
+    derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def get_project(self, shortcode: str) -> Project | None:
         return self.project_by_key.get(shortcode.lower())

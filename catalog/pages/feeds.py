@@ -18,7 +18,7 @@ from catalog.domain.ledger import Change, project_changes, record_changes
 from catalog.domain.model import Catalog, Project
 from catalog.formats import links
 from catalog.pages.views import get_project_or_404
-from catalog.runtime import get_catalog
+from catalog.runtime import catalog_of, get_catalog
 
 FEED_SIZE = 50
 
@@ -72,7 +72,7 @@ class CatalogChanges(_ChangesFeed):
 
 class ProjectRecordChanges(_ChangesFeed):
     def get_object(self, request: HttpRequest, shortcode: str, *args: Any, **kwargs: Any) -> tuple[Catalog, Project]:
-        catalog = get_catalog()
+        catalog = catalog_of(request)
         return catalog, get_project_or_404(catalog, shortcode)
 
     def title(self, obj: tuple[Catalog, Project]) -> str:

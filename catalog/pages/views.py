@@ -50,7 +50,7 @@ from catalog.formats import citation, dcat, jsonld, links
 from catalog.pages import dcat_views, export_views, languages, presenters, vocabulary
 from catalog.pages.export_views import Described
 from catalog.pages.templatetags import catalog_tags
-from catalog.runtime import get_catalog
+from catalog.runtime import catalog_of, get_catalog, state_of
 from catalog.web import wire
 from catalog.web.conditional import set_last_modified
 from catalog.web.origin import base_url, origin_key
@@ -187,9 +187,9 @@ def _values() -> Values:
 def _cached_page(
     request: HttpRequest, memo: CatalogMemo, key: tuple[Hashable, ...], render: Callable[[], str]
 ) -> HttpResponse:
-    # The configuration is part of the key: tests swap it (placeholders, analytics); production never does.
-    full_key = (*key, _language(), *origin_key(request.META), memo.settings_key(settings.SVC))
-    body = memo.page(full_key, lambda: render().encode())
+    # The configuration is not part of the key: the response cache is the state's, which a change of it replaces.
+    full_key = (*key, _language(), *origin_key(request.META))
+    body = state_of(request).responses.get_or_render(full_key, lambda: render().encode())
     response = HttpResponse(body, content_type=HTML)
     wire.mark_stable(response, wire.Stable(memo.catalog.data_version, full_key))
     return response
@@ -262,7 +262,7 @@ def bad_request(request: HttpRequest, message: str) -> HttpResponse:
 
 @require_safe
 def projects(request: HttpRequest) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     try:
         query = ListingQuery.from_params(dict(request.GET.lists())) if request.META.get("QUERY_STRING") else DEFAULT
@@ -372,7 +372,7 @@ def _page_style(request: HttpRequest) -> str | None:
 
 @require_safe
 def project(request: HttpRequest, shortcode: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     project_ = catalog.get_project(shortcode)
     if project_ is None:
@@ -464,7 +464,7 @@ def record_indexes(memo: CatalogMemo) -> Mapping[str, ProjectRecordIndex]:
 
 @require_safe
 def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     project_ = get_project_or_404(catalog, shortcode)
     try:
@@ -524,7 +524,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
 @require_safe
 def records_everywhere(request: HttpRequest) -> HttpResponse:
     """`/records`: the records of every project, searched by the records page's rules, with facets."""
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     try:
         query = all_records.AllRecordsQuery.from_params(dict(request.GET.lists()))
@@ -580,7 +580,7 @@ def _url(path: str, pairs: list[tuple[str, str]]) -> str:
 
 @require_safe
 def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     project_ = get_project_or_404(catalog, shortcode)
     table, index = get_record_or_404(catalog, project_, record_suffix)
@@ -613,7 +613,7 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
 
 @require_safe
 def project_export(request: HttpRequest, shortcode: str, key: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project_ = get_project_or_404(catalog, shortcode)
     described = export_views.project_described(catalog, project_, base_url(request))
     return export_views.export_response(request, described, key)
@@ -621,7 +621,7 @@ def project_export(request: HttpRequest, shortcode: str, key: str) -> HttpRespon
 
 @require_safe
 def record_export(request: HttpRequest, shortcode: str, record_suffix: str, key: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project_ = get_project_or_404(catalog, shortcode)
     table, index = get_record_or_404(catalog, project_, record_suffix)
     described = export_views.record_described(catalog, project_, table, index, base_url(request))
@@ -630,14 +630,14 @@ def record_export(request: HttpRequest, shortcode: str, record_suffix: str, key:
 
 @require_safe
 def project_linkset(request: HttpRequest, shortcode: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project_ = get_project_or_404(catalog, shortcode)
     return export_views.linkset_response(request, export_views.project_described(catalog, project_, base_url(request)))
 
 
 @require_safe
 def record_linkset(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project_ = get_project_or_404(catalog, shortcode)
     table, index = get_record_or_404(catalog, project_, record_suffix)
     described = export_views.record_described(catalog, project_, table, index, base_url(request))
@@ -646,7 +646,7 @@ def record_linkset(request: HttpRequest, shortcode: str, record_suffix: str) -> 
 
 def _described_entity(request: HttpRequest, kind: str, entity_id: str) -> tuple[Described, Callable[[], dict]]:
     """A person, organization, cluster or collection: its description and its JSON-LD document."""
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     base = base_url(request)
     site = dcat_views.site(base)
     schema_type = None
@@ -693,7 +693,7 @@ def entity_export(request: HttpRequest, kind: str, entity_id: str, key: str) -> 
 
 @require_safe
 def person(request: HttpRequest, person_id: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     person_ = get_entity_or_404(catalog.persons, person_id, "person")
     described, _ = _described_entity(request, "person", person_id)
     negotiated = export_views.negotiate(request, described)
@@ -715,7 +715,7 @@ def person(request: HttpRequest, person_id: str) -> HttpResponse:
 
 @require_safe
 def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     organization_ = get_entity_or_404(catalog.organizations, organization_id, "organization")
     described, _ = _described_entity(request, "organization", organization_id)
     negotiated = export_views.negotiate(request, described)
@@ -739,7 +739,7 @@ def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
 
 @require_safe
 def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     cluster_ = get_entity_or_404(catalog.clusters, cluster_id, "cluster")
     described, _ = _described_entity(request, "cluster", cluster_id)
     negotiated = export_views.negotiate(request, described)
@@ -764,7 +764,7 @@ def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
 
 @require_safe
 def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     collection_ = get_entity_or_404(catalog.collections, collection_id, "collection")
     described, _ = _described_entity(request, "collection", collection_id)
     negotiated = export_views.negotiate(request, described)
@@ -790,7 +790,7 @@ def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
 @require_safe
 def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
     """`/persons`, `/organizations`, `/clusters`, `/collections`: search, sort, pages."""
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     try:
         query = BrowseQuery.from_params(dict(request.GET.lists()))
@@ -835,7 +835,7 @@ ENTITY_PATHS = {
 
 @require_safe
 def about(request: HttpRequest) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
 
     def render() -> str:
         return _render(
