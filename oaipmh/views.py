@@ -18,6 +18,7 @@ from catalog.domain.memo import BytesLRU
 from catalog.domain.model import Catalog
 from catalog.runtime import catalog_of, get_catalog
 from catalog.web import wire
+from catalog.web.inputs import Input, varies_on
 from oaipmh import protocol
 from oaipmh.repository import repository_for
 
@@ -47,6 +48,7 @@ MAX_FORM_BYTES = 8 * 1024
 FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
 
 
+@varies_on(Input.QUERY, Input.FORM)
 @csrf_exempt
 def endpoint(request: HttpRequest) -> HttpResponse:
     """The answer to one OAI-PMH request, admitted by :class:`oaipmh.middleware.AdmissionMiddleware`."""

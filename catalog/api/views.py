@@ -35,6 +35,7 @@ from catalog.domain.all_records import AllRecordsQuery
 from catalog.runtime import catalog_of
 from catalog.web import wire
 from catalog.web.conditional import set_last_modified
+from catalog.web.inputs import Input, varies_on
 
 ALLOWED_METHODS = ("GET", "HEAD")
 
@@ -80,6 +81,7 @@ def _no_parameters(request: HttpRequest) -> None:
 
 
 def entity_list(kind: str) -> View:
+    @varies_on(Input.QUERY, Input.ORIGIN)
     @api_endpoint
     def view(request: HttpRequest) -> HttpResponse:
         _no_parameters(request)
@@ -94,6 +96,7 @@ def entity_list(kind: str) -> View:
 
 
 def entity_detail(kind: str) -> View:
+    @varies_on(Input.QUERY, Input.ORIGIN)
     @api_endpoint
     def view(request: HttpRequest, key: str) -> HttpResponse:
         _no_parameters(request)
@@ -103,6 +106,7 @@ def entity_detail(kind: str) -> View:
     return view
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def project_detail(request: HttpRequest, shortcode: str) -> HttpResponse:
     _no_parameters(request)
@@ -114,6 +118,7 @@ def project_detail(request: HttpRequest, shortcode: str) -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -132,6 +137,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def records_search(request: HttpRequest) -> HttpResponse:
     """`/api/v2/records`: the search across all records, as the `/records` page runs it."""
@@ -147,6 +153,7 @@ def records_search(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def project_record(request: HttpRequest, shortcode: str, record: str) -> HttpResponse:
     _no_parameters(request)
@@ -159,12 +166,14 @@ def project_record(request: HttpRequest, shortcode: str, record: str) -> HttpRes
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def openapi(request: HttpRequest) -> HttpResponse:
     _no_parameters(request)
     return json_bytes(openapi_bytes())
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def unknown_endpoint(request: HttpRequest, rest: str) -> HttpResponse:
     raise ApiError(404, f"no API endpoint at {request.path!r}; the endpoints are listed in /api/v2/openapi.json")

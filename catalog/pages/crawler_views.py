@@ -10,17 +10,20 @@ from catalog.pages import languages
 from catalog.pages.caching import kept_response, stable
 from catalog.runtime import catalog_of
 from catalog.web.conditional import set_last_modified
+from catalog.web.inputs import Input, varies_on
 from catalog.web.origin import base_url
 
 XML = "application/xml"
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     body = sitemap.robots_txt(f"{base_url(request)}/sitemap.xml")
     return stable(request, catalog_of(request), HttpResponse(body, content_type="text/plain; charset=utf-8"))
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
     catalog = catalog_of(request)
@@ -32,6 +35,7 @@ def sitemap_xml(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
     catalog = catalog_of(request)

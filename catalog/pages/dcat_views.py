@@ -19,6 +19,7 @@ from catalog.formats import dcat, links
 from catalog.pages.caching import url_key
 from catalog.runtime import catalog_of, state_of
 from catalog.web import accept, origin, wire
+from catalog.web.inputs import Input, varies_on
 
 EXTENSIONS = {"ttl": "text/turtle", "rdf": "application/rdf+xml", "jsonld": "application/ld+json"}
 OFFERED = tuple(EXTENSIONS.values())
@@ -48,6 +49,7 @@ def _not_acceptable() -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.MEDIA_TYPE)
 @require_safe
 def catalogue(request: HttpRequest, extension: str | None = None) -> HttpResponse:
     """Page ``?page=`` (from 1) of the catalogue in the format the extension names, or the client prefers."""

@@ -32,6 +32,7 @@ from catalog.pages.caching import stable
 from catalog.pages.dcat_views import site
 from catalog.runtime import catalog_of, get_catalog, state_of
 from catalog.web import accept, origin
+from catalog.web.inputs import Input, varies_on
 
 NOT_DESCRIBED_BY = frozenset({exports.CITATION_TEXT})
 
@@ -328,6 +329,7 @@ def _catalogue_chunks(catalog: Catalog, base_url: str) -> list[bytes]:
     return chunks
 
 
+@varies_on(Input.ORIGIN)
 @require_safe
 def catalogue_jsonld(request: HttpRequest) -> StreamingHttpResponse:
     """Every project, person and organization as one JSON-LD file, kept with the rendered pages.

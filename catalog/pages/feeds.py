@@ -19,6 +19,7 @@ from catalog.domain.model import Catalog, Project
 from catalog.formats import links
 from catalog.pages.views import get_project_or_404
 from catalog.runtime import catalog_of, get_catalog
+from catalog.web.inputs import Input, varies_on
 
 FEED_SIZE = 50
 
@@ -60,6 +61,7 @@ class _ChangesFeed(Feed):
         return _when(change)
 
 
+@varies_on(Input.ORIGIN)
 class CatalogChanges(_ChangesFeed):
     title = "Catalogue changes"
     subtitle = "Research projects added to, changed in and withdrawn from the catalogue."
@@ -70,6 +72,7 @@ class CatalogChanges(_ChangesFeed):
         return project_changes(get_catalog(), FEED_SIZE)
 
 
+@varies_on(Input.ORIGIN)
 class ProjectRecordChanges(_ChangesFeed):
     def get_object(self, request: HttpRequest, shortcode: str, *args: Any, **kwargs: Any) -> tuple[Catalog, Project]:
         catalog = catalog_of(request)

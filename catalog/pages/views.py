@@ -53,12 +53,14 @@ from catalog.pages.templatetags import catalog_tags
 from catalog.runtime import catalog_of, get_catalog, state_of
 from catalog.web import wire
 from catalog.web.conditional import set_last_modified
+from catalog.web.inputs import Input, varies_on
 from catalog.web.origin import base_url, origin_key
 
 HTML = "text/html; charset=utf-8"
 DEFAULT = ListingQuery()
 
 
+@varies_on(Input.LANGUAGE)
 def home(request: HttpRequest) -> HttpResponse:
     """`/` is the project listing (308 keeps the method)."""
     return redirect(languages.in_language(languages.HOME, _language()), permanent=True, preserve_request=True)
@@ -260,6 +262,7 @@ def bad_request(request: HttpRequest, message: str) -> HttpResponse:
 # Pages ----------------------------------------------------------------------
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
 @require_safe
 def projects(request: HttpRequest) -> HttpResponse:
     catalog = catalog_of(request)
@@ -370,6 +373,7 @@ def _page_style(request: HttpRequest) -> str | None:
     return style if style in citation.STYLES else None
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -462,6 +466,7 @@ def record_indexes(memo: CatalogMemo) -> Mapping[str, ProjectRecordIndex]:
     return all_records.record_indexes(memo.catalog)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
 @require_safe
 def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -521,6 +526,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
 @require_safe
 def records_everywhere(request: HttpRequest) -> HttpResponse:
     """`/records`: the records of every project, searched by the records page's rules, with facets."""
@@ -578,6 +584,7 @@ def _url(path: str, pairs: list[tuple[str, str]]) -> str:
     return f"{path}?{urlencode(pairs)}" if pairs else path
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -611,6 +618,7 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
     return export_views.finish_page(response, request, described)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def project_export(request: HttpRequest, shortcode: str, key: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -619,6 +627,7 @@ def project_export(request: HttpRequest, shortcode: str, key: str) -> HttpRespon
     return export_views.export_response(request, described, key)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def record_export(request: HttpRequest, shortcode: str, record_suffix: str, key: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -628,6 +637,7 @@ def record_export(request: HttpRequest, shortcode: str, record_suffix: str, key:
     return export_views.export_response(request, described, key)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def project_linkset(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -635,6 +645,7 @@ def project_linkset(request: HttpRequest, shortcode: str) -> HttpResponse:
     return export_views.linkset_response(request, export_views.project_described(catalog, project_, base_url(request)))
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def record_linkset(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -676,6 +687,7 @@ def _described_entity(request: HttpRequest, kind: str, entity_id: str) -> tuple[
     return export_views.description_described(*paths, entity.id, document, graph, schema_type), document
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def entity_linkset(request: HttpRequest, kind: str, entity_id: str) -> HttpResponse:
     """The Signposting linkset of a person or organization page."""
@@ -685,12 +697,14 @@ def entity_linkset(request: HttpRequest, kind: str, entity_id: str) -> HttpRespo
     return export_views.linkset_response(request, described)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def entity_export(request: HttpRequest, kind: str, entity_id: str, key: str) -> HttpResponse:
     described, _ = _described_entity(request, kind, entity_id)
     return export_views.export_response(request, described, key)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def person(request: HttpRequest, person_id: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -713,6 +727,7 @@ def person(request: HttpRequest, person_id: str) -> HttpResponse:
     return export_views.finish_page(response, request, described)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -737,6 +752,7 @@ def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
     return export_views.finish_page(response, request, described)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -762,6 +778,7 @@ def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
     return export_views.finish_page(response, request, described)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -787,6 +804,7 @@ def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
     return export_views.finish_page(response, request, described)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
 @require_safe
 def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
     """`/persons`, `/organizations`, `/clusters`, `/collections`: search, sort, pages."""
@@ -833,6 +851,7 @@ ENTITY_PATHS = {
 }
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
 @require_safe
 def about(request: HttpRequest) -> HttpResponse:
     catalog = catalog_of(request)
