@@ -1,4 +1,4 @@
-"""The bytes a response goes out as: compression, validators, 304s, HEAD and Cache-Control.
+"""The bytes a response goes out as: compression, validators, 304s and Cache-Control.
 
 One middleware applies :mod:`catalog.web.wire` to every surface (pages, API,
 sitemap, robots, citations, OAI). Views only say which responses are stable
@@ -26,7 +26,11 @@ SAFE_METHODS = ("GET", "HEAD")
 
 
 class WireMiddleware:
-    """Negotiates the coding, tags, answers preconditions and HEAD, and says how long caches may keep it.
+    """Negotiates the coding, tags, answers preconditions, and says how long caches may keep it.
+
+    A HEAD is treated as a GET here (same headers, ``Content-Length`` included);
+    its body is dropped in one place for every response, at the WSGI boundary
+    (:func:`svc_site.server.without_head_bodies`).
 
     Sits outside every middleware that adds headers, so it sees the final
     body; skips streamed responses (WhiteNoise's static files carry their
@@ -59,9 +63,7 @@ class WireMiddleware:
             body = _kept(cache, stable, coding, lambda: wire.encode(body, coding))
             response["Content-Encoding"] = coding
             response.content = body
-        response["Content-Length"] = str(len(body))
-        if request.method == "HEAD":
-            response.content = b""  # GET's headers, no body: gunicorn would otherwise drop it and warn
+        response["Content-Length"] = str(len(body))  # a HEAD's too: its body is dropped at the WSGI boundary
         return response
 
     def cache_control_of(self, status: int, stable: wire.Stable | None) -> str:
