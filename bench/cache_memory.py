@@ -8,8 +8,8 @@ process measured; limits out of reach, as in run.py), sends ``--requests``
 distinct URLs over keep-alive connections — half OAI ``GetRecord`` with a
 1.9 KB identifier (well-formed, so cacheable), half ``/projects?q=`` with a
 distinct 400-character search text — and reports the worker's RSS before and
-after, and its growth against the budget of the two rendered-response caches
-(OAI responses and pages, 16 MiB each).
+after, and its growth against the budget of the response cache (the
+application state's, 16 MiB, shared by OAI responses and pages).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.run import SVC, UNTHROTTLED, free_port, memory, running
 from catalog.domain.memo import PAGE_CACHE_BYTES
 
-CACHES = 2  # oaipmh.protocol's responses, and the served catalogue's pages
+CACHES = 1  # the application state's response cache: OAI responses and pages
 
 
 def path(number: int) -> str:

@@ -1,8 +1,10 @@
-"""The process-wide catalogue: loaded once, swapped whole on reload.
+"""The application state: the catalogue served and what depends on it, created at start-up and swapped whole on reload.
 
-Requests read :func:`get_catalog`; a reload builds a complete new catalogue
-first and swaps the reference, so a request never sees a half-loaded one and a
-broken data set never replaces a good one. A release whose change ledger
+A request reads one :class:`AppState` (put on it by the site's middleware);
+start-up loads the catalogue (:func:`start`), and nothing else ever does. A
+reload builds a complete new catalogue first and swaps in a new state, so a
+request never sees a half-loaded one and a broken data set never replaces a
+good one. A release whose change ledger
 names an activation time still ahead is loaded at once but served only from
 that time on (docs/oai-pmh.md: datestamps never earlier than the moment a
 change is served).
@@ -18,21 +20,29 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 
 from catalog.domain import ledger
 from catalog.domain.loader import DataDirError, check_data_dir, check_holds_data, shrinkage
+from catalog.domain.memo import BytesLRU
 from catalog.domain.model import Catalog
 from catalog.domain.schema import ENTITY_KINDS, schemas
 from catalog.domain.snapshot import open_catalog
+from oaipmh.ratelimit import Limits
 
 logger = logging.getLogger("catalog")
 
-_current: Catalog | None = None
-_pending: Catalog | None = None  # a release loaded ahead of its activation time
-_lock = threading.Lock()
+
+class Telemetry(Protocol):
+    """The process's telemetry handles (:mod:`svc_site.telemetry` installs the site's at start-up)."""
+
+    def span(self, name: str, **attributes: Any) -> contextlib.AbstractContextManager[Any]: ...
+
+    def observe_request(self, method: str, route: str | None, status: int, seconds: float) -> None: ...
+
+    def shutdown(self) -> None: ...
 
 
 class _NoSpan:
@@ -40,66 +50,187 @@ class _NoSpan:
         pass
 
 
-def _untraced(name: str, **attributes: Any) -> contextlib.AbstractContextManager[Any]:
-    return contextlib.nullcontext(_NoSpan())
+class Untraced:
+    """No telemetry: spans that record nothing, requests not counted."""
+
+    def span(self, name: str, **attributes: Any) -> contextlib.AbstractContextManager[Any]:
+        return contextlib.nullcontext(_NoSpan())
+
+    def observe_request(self, method: str, route: str | None, status: int, seconds: float) -> None:
+        pass
+
+    def shutdown(self) -> None:
+        pass
 
 
-_span: Callable[..., contextlib.AbstractContextManager[Any]] = _untraced
+@dataclasses.dataclass(frozen=True, eq=False)
+class AppState:
+    """What a request reads besides itself: one catalogue, the caches that depend on it, the process's services.
+
+    Never changed, only replaced: start-up installs the first one, a reload
+    (or a pending release's activation) a new one with empty caches, a change
+    of configuration (tests) one with an empty response cache. A request takes
+    the state once (:class:`svc_site.middleware.DataVersionMiddleware` puts it
+    on the request) and is answered from it throughout. The catalogue's derived
+    values hang off the catalogue itself (:func:`catalog.domain.memo.memo_for`).
+    """
+
+    catalog: Catalog | None = None
+    # Rendered bodies of this catalogue under this configuration, bounded in bytes (docs/http-caching.md).
+    responses: BytesLRU = dataclasses.field(default_factory=BytesLRU)
+    # A release loaded ahead of its activation time, with its own caches (warmed up before the workers fork).
+    pending: AppState | None = None
+    # The process's services, kept across reloads: OAI-PMH admission, the telemetry handles.
+    oai_limits: Limits = dataclasses.field(default_factory=Limits)
+    telemetry: Telemetry = dataclasses.field(default_factory=Untraced)
+
+    def serving(self, catalog: Catalog) -> AppState:
+        """This state serving ``catalog`` instead, with empty caches and nothing pending (the same one: unchanged)."""
+        if catalog is self.catalog and self.pending is None:
+            return self
+        return dataclasses.replace(self, catalog=catalog, responses=BytesLRU(), pending=None)
+
+    def at(self, now: float) -> AppState:
+        """The state to answer from at POSIX time ``now``: the pending release once its activation time has come."""
+        pending = self.pending
+        if pending is not None and pending.catalog is not None and now >= _activation(pending.catalog):
+            return pending
+        return self
 
 
-def trace_with(span_factory: Callable[..., contextlib.AbstractContextManager[Any]]) -> None:
-    """Use ``span_factory(name, **attributes)`` for :func:`span` (the site's telemetry installs its own at start-up)."""
-    global _span
-    _span = span_factory
+class Application:
+    """The one reference a process keeps to its :class:`AppState`: set at start-up, swapped whole.
+
+    Requests read :meth:`state` once each; start-up, a reload and the site's
+    set-up :meth:`swap` in a new state (tests with the ``app_state`` fixture).
+    """
+
+    def __init__(self) -> None:
+        self._state = AppState()
+        self._lock = threading.Lock()
+
+    def state(self) -> AppState:
+        """The state served now (a pending release once its activation time has come)."""
+        state = self._state
+        due = state.at(time.time())
+        if due is not state:
+            with self._lock:
+                if self._state is state:
+                    self._state = due
+                return self._state
+        return state
+
+    def swap(self, state: AppState) -> AppState:
+        """Serve ``state`` from now on; returns the one it replaces."""
+        with self._lock:
+            previous, self._state = self._state, state
+        return previous
+
+    def update(self, change: Callable[[AppState], AppState]) -> None:
+        """Swap in ``change(state)``, atomically with respect to other swaps."""
+        with self._lock:
+            self._state = change(self._state)
+
+
+application = Application()
+
+
+def state() -> AppState:
+    """The application state served now."""
+    return application.state()
+
+
+REQUEST_ATTRIBUTE = "svc_state"
+NOT_STARTED = "no catalogue is served: start-up loads it (catalog.runtime.start), nothing else does"
+
+
+def take_state(request: object) -> AppState:
+    """Give ``request`` the state served now, for the whole of its answer (the site's outer middleware does)."""
+    taken = state()
+    setattr(request, REQUEST_ATTRIBUTE, taken)
+    return taken
+
+
+def state_of(request: object) -> AppState:
+    """The state ``request`` is answered from: the one it took on arrival (outside the site's middleware: now's)."""
+    taken = getattr(request, REQUEST_ATTRIBUTE, None)
+    return taken if isinstance(taken, AppState) else state()
+
+
+def catalog_of(request: object) -> Catalog:
+    """The catalogue ``request`` is answered from."""
+    catalog = state_of(request).catalog
+    if catalog is None:
+        raise RuntimeError(NOT_STARTED)
+    return catalog
+
+
+def use_telemetry(telemetry: Telemetry) -> Telemetry:
+    """Make ``telemetry`` the process's (the site's start-up, a worker after the fork); returns the one it replaces."""
+    previous = []
+
+    def change(state: AppState) -> AppState:
+        previous.append(state.telemetry)
+        pending = None if state.pending is None else dataclasses.replace(state.pending, telemetry=telemetry)
+        return dataclasses.replace(state, telemetry=telemetry, pending=pending)
+
+    application.update(change)
+    return previous[0]
 
 
 def span(name: str, **attributes: Any) -> contextlib.AbstractContextManager[Any]:
     """A traced unit of work (catalogue load, OAI rendering); a no-op until the site installs telemetry."""
-    return _span(name, **attributes)
+    return state().telemetry.span(name, **attributes)
 
 
 def get_catalog() -> Catalog:
-    """The catalogue of this process, loading it on first use."""
-    if _current is None:
-        with _lock:
-            if _current is None:
-                install(served_from(load(), math.ceil(time.time())))
-    serving = current()
-    assert serving is not None
+    """The catalogue served now; never loads one (start-up does: :func:`start`)."""
+    serving = state().catalog
+    if serving is None:
+        raise RuntimeError(NOT_STARTED)
     return serving
 
 
 def current() -> Catalog | None:
-    """The catalogue served now, without loading one (a pending release once its activation time has come)."""
-    global _current, _pending
-    pending = _pending
-    if pending is not None and time.time() >= _activation(pending):
-        _current, _pending = pending, None
-    return _current
+    """The catalogue served now, if any (a pending release once its activation time has come)."""
+    return state().catalog
 
 
-def pending() -> Catalog | None:
-    """A release loaded but not yet served (its activation time is ahead)."""
-    return _pending
+def pending() -> AppState | None:
+    """A release loaded but not yet served (its activation time is ahead), with its caches."""
+    return state().pending
 
 
 def install(catalog: Catalog) -> None:
-    """Make ``catalog`` the one every following request sees."""
-    global _current, _pending
-    _current, _pending = catalog, None
+    """Make ``catalog`` the one every following request sees (with empty caches)."""
+    application.update(lambda state: state.serving(catalog))
+
+
+def start() -> Catalog:
+    """Load the configured data directory and serve it (the start-up); raises ``DataDirError`` if unusable."""
+    catalog = served_from(load(), math.ceil(time.time()))
+    install(catalog)
+    return catalog
+
+
+def configuration_changed() -> None:
+    """The configuration changed (tests do): rendered bodies depend on it, so the response caches start empty."""
+
+    def fresh(state: AppState) -> AppState:
+        pending = None if state.pending is None else dataclasses.replace(state.pending, responses=BytesLRU())
+        return dataclasses.replace(state, responses=BytesLRU(), pending=pending)
+
+    application.update(fresh)
 
 
 @contextlib.contextmanager
-def serving(catalog: Catalog) -> Iterator[None]:
-    """Serve ``catalog`` for the duration (the master warming up a pending release before forking)."""
-    global _current
-    previous = _current
-    _current = catalog
+def serving(pending: AppState) -> Iterator[None]:
+    """Serve the state ``pending`` for the duration (the master warming up a pending release before forking)."""
+    previous = application.swap(pending)
     try:
         yield
     finally:
-        if _pending is not None:  # else the release's time came meanwhile: keep serving it
-            _current = previous
+        application.swap(previous)  # it still holds ``pending``, served from its activation time on
 
 
 def _activation(catalog: Catalog) -> int:
@@ -214,7 +345,7 @@ def reload(drain: int = 0) -> bool:
     directory removed or emptied by mistake). Problems the current data
     already had do not block a reload.
     """
-    current()  # a release whose activation time has come is the one served (and compared with) now
+    _current = current()  # a release whose activation time has come is the one served (and compared with) now
     serving = _current.data_version if _current else None
     try:
         check_serveable(settings.SVC.data_dir, settings.SVC.allow_empty_data)
@@ -246,8 +377,7 @@ def reload(drain: int = 0) -> bool:
     catalog = served_from(catalog, moment, before.late if before is not None else None)
     counts = ", ".join(f"{count} {kind}" for kind, count in catalog.counts().items())
     if activation > loaded:
-        global _pending
-        _pending = catalog
+        application.update(lambda state: dataclasses.replace(state, pending=state.serving(catalog)))
         logger.info(
             "loaded data version %s (serving %s until its activation at %s): %s",
             catalog.data_version,

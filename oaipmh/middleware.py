@@ -10,9 +10,9 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from gevent import monkey
 
+from catalog import runtime
 from catalog.web.client import request_client
-from oaipmh import ratelimit
-from oaipmh.ratelimit import TokenBucket, store_for
+from oaipmh.ratelimit import Limits, TokenBucket
 
 # How long a request waits at most for the others its worker has received to catch up.
 _CATCH_UP_SECONDS = 0.001
@@ -52,23 +52,21 @@ class AdmissionMiddleware:
         self.get_response = get_response
         path = settings.SVC.oai_path
         self.paths = frozenset({f"/{path}", f"/{path}/"})
-        self._bucket: tuple[object, TokenBucket] | None = None
 
-    def bucket(self, config: Any) -> TokenBucket:
-        """The token bucket of ``config``, made once (tests swap the configuration; production never does)."""
-        if self._bucket is None or self._bucket[0] is not config:
-            limits = TokenBucket(
-                store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
-            )
-            self._bucket = (config, limits)
-        return self._bucket[1]
+    @staticmethod
+    def bucket(limits: Limits, config: Any) -> TokenBucket:
+        """The token bucket of ``config`` (a few arithmetic steps; its store is the state's)."""
+        return TokenBucket(
+            limits.store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
+        )
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path_info not in self.paths:
             return self.get_response(request)
         config = settings.SVC
+        limits = runtime.state_of(request).oai_limits
         client = request_client(request.META, config.trusted_proxy_hops)
-        in_flight = ratelimit.in_flight.enter(client, config.oai_max_concurrent)
+        in_flight = limits.in_flight.enter(client, config.oai_max_concurrent)
         if in_flight is None:
             return _too_busy(1)
         try:
@@ -76,9 +74,9 @@ class AdmissionMiddleware:
             # gevent a request never yields by itself, so without this no request would ever see another.
             _yield_to_received_requests()
             if in_flight > 1:  # only requests overlapping another of the same client pay the rate limit
-                decision = self.bucket(config).take(client)
+                decision = self.bucket(limits, config).take(client)
                 if not decision.allowed:
                     return _too_busy(decision.retry_after)
             return self.get_response(request)
         finally:
-            ratelimit.in_flight.leave(client)
+            limits.in_flight.leave(client)

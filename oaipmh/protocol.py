@@ -95,15 +95,15 @@ class Request:
     config: OaiSettings
 
 
-# Harvesters repeat requests (a retried page, the same Identify every run): a
-# response depends only on the data version, the config and the arguments, so
-# a repeated one is answered without rendering; only responseDate is new.
-_responses = BytesLRU()
 MAX_KEY_LENGTH = 2048  # requests with longer arguments are not cached
 
 
 def respond(
-    arguments: Mapping[str, Sequence[str]], catalog: Catalog, config: OaiSettings, moment: int | None = None
+    arguments: Mapping[str, Sequence[str]],
+    catalog: Catalog,
+    config: OaiSettings,
+    moment: int | None = None,
+    responses: BytesLRU | None = None,
 ) -> bytes:
     """The complete response body for one request.
 
@@ -112,16 +112,21 @@ def respond(
     answer from a release is dated after the moment the next one is served
     from (the guarantee of docs/oai-pmh.md, "Incremental harvesting").
 
-    Cached by the arguments in name order (``?a=1&b=2`` and ``?b=2&a=1`` are
+    Harvesters repeat requests (a retried page, the same Identify every run):
+    a response depends only on the data version, the config and the
+    arguments, so a repeated one is answered from ``responses`` (the
+    application state's response cache) without rendering; only responseDate
+    is new. Cached by the arguments in name order (``?a=1&b=2`` and ``?b=2&a=1`` are
     one request); malformed requests (badVerb, badArgument) are answered
     without being cached, so that junk arguments cannot push out real pages.
     """
     key = tuple(sorted((name, tuple(values)) for name, values in arguments.items()))
-    if sum(len(name) + sum(map(len, values)) for name, values in key) <= MAX_KEY_LENGTH and _well_formed(arguments):
+    cacheable = sum(len(name) + sum(map(len, values)) for name, values in key) <= MAX_KEY_LENGTH
+    if responses is not None and cacheable and _well_formed(arguments):
         # Kept at most an hour: a list's first page names the moment it was issued, and tokens expire.
         hour = int(time.time()) // 3600
-        rest = _responses.get_or_render(
-            (catalog.data_version, config, key, hour), lambda: _render(arguments, catalog, config)
+        rest = responses.get_or_render(
+            ("oai", catalog.data_version, config, key, hour), lambda: _render(arguments, catalog, config)
         )
     else:
         rest = _render(arguments, catalog, config)

@@ -194,18 +194,24 @@ class ConcurrencyLimit:
                 self._in_flight[client] = count
 
 
-in_flight = ConcurrencyLimit()
+class Limits:
+    """The OAI-PMH limits of one process: requests in flight, and one bucket store per cache URL.
 
-_stores: dict[str | None, BucketStore] = {}
-_stores_lock = threading.Lock()
+    Part of the application state (:class:`catalog.runtime.AppState`), kept
+    across reloads; tests build their own instead of resetting a module's.
+    """
 
+    def __init__(self) -> None:
+        self.in_flight = ConcurrencyLimit()
+        self._stores: dict[str | None, BucketStore] = {}
+        self._lock = threading.Lock()
 
-def store_for(cache_url: str | None) -> BucketStore:
-    """One store per process and cache URL: in-process buckets, or Redis's."""
-    store = _stores.get(cache_url)
-    if store is None:
-        with _stores_lock:
-            store = _stores.get(cache_url) or _stores.setdefault(
-                cache_url, RedisStore(cache_url) if cache_url else LocalStore()
-            )
-    return store
+    def store_for(self, cache_url: str | None) -> BucketStore:
+        """One store per cache URL: in-process buckets, or Redis's."""
+        store = self._stores.get(cache_url)
+        if store is None:
+            with self._lock:
+                store = self._stores.get(cache_url) or self._stores.setdefault(
+                    cache_url, RedisStore(cache_url) if cache_url else LocalStore()
+                )
+        return store

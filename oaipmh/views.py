@@ -14,10 +14,11 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, Query
 from django.views.decorators.csrf import csrf_exempt
 
 from catalog import runtime
-from catalog.domain.memo import memo_for
+from catalog.domain.memo import BytesLRU
 from catalog.domain.model import Catalog
-from catalog.runtime import get_catalog
+from catalog.runtime import catalog_of, get_catalog
 from catalog.web import wire
+from catalog.web.inputs import Input, varies_on
 from oaipmh import protocol
 from oaipmh.repository import repository_for
 
@@ -47,6 +48,7 @@ MAX_FORM_BYTES = 8 * 1024
 FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
 
 
+@varies_on(Input.QUERY, Input.FORM)
 @csrf_exempt
 def endpoint(request: HttpRequest) -> HttpResponse:
     """The answer to one OAI-PMH request, admitted by :class:`oaipmh.middleware.AdmissionMiddleware`."""
@@ -60,16 +62,16 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         arguments = {name: request.GET.getlist(name) for name in request.GET}
     verb = (arguments.get("verb") or [""])[0]
     moment = int(time.time())  # before the catalogue is chosen: the responseDate (see protocol.respond)
-    catalog = get_catalog()
-    with runtime.span("oaipmh.render", **{"oai.verb": verb[:40]}):
-        body = protocol.respond(arguments, catalog, oai_settings(), moment)
+    state = runtime.state_of(request)
+    catalog, responses = catalog_of(request), state.responses
+    with state.telemetry.span("oaipmh.render", **{"oai.verb": verb[:40]}):
+        body = protocol.respond(arguments, catalog, oai_settings(), moment, responses)
     response = HttpResponse(body, content_type=CONTENT_TYPE)
     # Rate-limited per client and stamped with the moment: any cache must ask again every time.
     response["Cache-Control"] = "no-cache"
     if sum(len(name) + sum(map(len, given)) for name, given in arguments.items()) <= MAX_KEY_LENGTH:
-        memo = memo_for(catalog)
-        key = (memo.settings_key(settings.SVC), *((name, tuple(given)) for name, given in arguments.items()))
-        response["ETag"] = _entity_tag(catalog, key, body)
+        key = tuple((name, tuple(given)) for name, given in arguments.items())
+        response["ETag"] = _entity_tag(responses, catalog, key, body)
         # The compressed variants are kept per responseDate: at most one compression a second per URL.
         # The whole response is replayed to the same request until that second ends.
         date = _response_date(body)
@@ -92,7 +94,7 @@ def _end_of_second(date: bytes) -> float:
     return calendar.timegm(time.strptime(date.decode(), "%Y-%m-%dT%H:%M:%SZ")) + 1.0
 
 
-def _entity_tag(catalog: Catalog, key: tuple, body: bytes) -> str:
+def _entity_tag(responses: BytesLRU, catalog: Catalog, key: tuple, body: bytes) -> str:
     """Weak: answers that differ only in the moment are the same answer (§8.8.1), not the same bytes.
 
     The moment is the responseDate and, on a list page, the resumptionToken,
@@ -111,7 +113,7 @@ def _entity_tag(catalog: Catalog, key: tuple, body: bytes) -> str:
             rest = rest[:token] + rest[end:]
         return wire.entity_tag(catalog.data_version, rest, weak=True).encode()
 
-    return memo_for(catalog).page(("oai-etag", *key), tag).decode()
+    return responses.get_or_render(("oai-etag", *key), tag).decode()
 
 
 def _form(request: HttpRequest) -> dict[str, list[str]] | HttpResponse:

@@ -13,10 +13,8 @@ class SiteConfig(AppConfig):
         from django.core import signals
         from django.core.cache import close_caches
 
-        from catalog import runtime
-        from svc_site import telemetry
-
-        runtime.trace_with(telemetry.span)
+        # Rendered bodies depend on the configuration: a change of it (tests make them) starts empty response caches.
+        signals.setting_changed.connect(_configuration_changed)
         # svc has no database (DATABASES is empty): Django's per-request connection housekeeping
         # would only walk an empty list twice per request.
         signals.request_started.disconnect(db.reset_queries)
@@ -24,3 +22,10 @@ class SiteConfig(AppConfig):
         signals.request_finished.disconnect(db.close_old_connections)
         # Nor any cache of Django's (svc keeps its own, per catalogue): nothing to close after a request.
         signals.request_finished.disconnect(close_caches)
+
+
+def _configuration_changed(*, setting: str, **_: object) -> None:
+    if setting == "SVC":
+        from catalog import runtime
+
+        runtime.configuration_changed()

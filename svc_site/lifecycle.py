@@ -33,7 +33,7 @@ def post_fork(_server: Any, _worker: Any) -> None:
 
 def worker_exit(_server: Any, _worker: Any) -> None:
     """In a stopping worker: flush spans, metrics, logs and the last profile."""
-    profiling.stop()
+    profiling.stop(settings.SVC)
     telemetry.shutdown()
 
 

@@ -11,7 +11,6 @@ from django.http import HttpRequest, HttpResponse
 
 from catalog import runtime
 from catalog.web.client import request_client
-from svc_site import telemetry
 from svc_site.privacy import anonymize, redact_query
 
 access_logger = logging.getLogger("svc.access")
@@ -39,7 +38,7 @@ class AccessLogMiddleware:
 
         match = getattr(request, "resolver_match", None)
         route = "/" + match.route if match is not None else None
-        telemetry.observe_request(request.method or "", route, response.status_code, seconds)
+        runtime.state_of(request).telemetry.observe_request(request.method or "", route, response.status_code, seconds)
         if not access_logger.isEnabledFor(logging.INFO):
             return response  # RUST_LOG=svc.access=warn: no line, so nothing to redact or format
 
@@ -66,14 +65,19 @@ class AccessLogMiddleware:
 
 
 class DataVersionMiddleware:
-    """Names the data set that answered, so a reload can be checked on every replica."""
+    """Gives the request the application state it is answered from, and names that state's data set.
+
+    One state for the whole request (:func:`catalog.runtime.take_state`): a
+    reload or a release's activation during it changes nothing it sees. The
+    header lets a reload be checked on every replica.
+    """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        catalog = runtime.take_state(request).catalog
         response = self.get_response(request)
-        catalog = runtime.current()
         if catalog is not None:
             response.headers.setdefault(DATA_VERSION_HEADER, catalog.data_version)
         return response

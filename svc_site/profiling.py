@@ -13,13 +13,10 @@ from svc_site.telemetry import DEFAULT_SERVICE_NAME
 
 SAMPLES_PER_SECOND = 100
 
-_running = False
-
 
 def start(config: Config) -> None:
-    """Start sampling this process (a forked worker: the agent's threads do not survive a fork)."""
-    global _running
-    if not config.profiler_endpoint or _running:
+    """Start sampling this process (a forked worker, once: the agent's threads do not survive a fork)."""
+    if not config.profiler_endpoint:
         return
     import pyroscope
 
@@ -30,15 +27,12 @@ def start(config: Config) -> None:
         oncpu=True,
         gil_only=True,
     )
-    _running = True
 
 
-def stop() -> None:
-    """Push what was sampled since the last upload, then stop the agent."""
-    global _running
-    if not _running:
+def stop(config: Config) -> None:
+    """Push what was sampled since the last upload, then stop the agent (started by :func:`start` under ``config``)."""
+    if not config.profiler_endpoint:
         return
     import pyroscope
 
     pyroscope.shutdown()
-    _running = False

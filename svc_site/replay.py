@@ -19,11 +19,10 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from catalog import runtime
-from catalog.domain.memo import CatalogMemo, memo_for
+from catalog.domain.memo import BytesLRU
 from catalog.web import wire
 
 SAFE_METHODS = ("GET", "HEAD")
@@ -58,19 +57,19 @@ class ReplayMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        catalog = runtime.current() if request.method in SAFE_METHODS else None
-        if catalog is None:
+        state = runtime.state_of(request)
+        if request.method not in SAFE_METHODS or state.catalog is None:
             return self.get_response(request)
-        memo = memo_for(catalog)
-        url = ("replay", *wire.request_key(request.META), memo.settings_key(settings.SVC))
-        varying = memo.kept(url)  # the request headers this URL's response varies on
+        responses = state.responses
+        url = ("replay", *wire.request_key(request.META))
+        varying = responses.find(url)  # the request headers this URL's response varies on
         if isinstance(varying, tuple):
-            kept = memo.kept(_variant_key(url, varying, request))
+            kept = responses.find(_variant_key(url, varying, request))
             if isinstance(kept, Replayable) and time.time() < kept.stable.replay_until:
                 request.resolver_match = kept.resolver_match
                 return kept.response()
         response = self.get_response(request)
-        _keep(memo, url, request, response)
+        _keep(responses, url, request, response)
         return response
 
 
@@ -78,7 +77,7 @@ def _variant_key(url: tuple[Hashable, ...], varying: tuple[str, ...], request: H
     return (url, tuple(request.META.get(name) for name in varying))
 
 
-def _keep(memo: CatalogMemo, url: tuple[Hashable, ...], request: HttpRequest, response: HttpResponse) -> None:
+def _keep(responses: BytesLRU, url: tuple[Hashable, ...], request: HttpRequest, response: HttpResponse) -> None:
     stable = wire.stable_of(response)
     if stable is None or response.status_code != 200 or response.streaming or response.cookies:
         return
@@ -87,5 +86,5 @@ def _keep(memo: CatalogMemo, url: tuple[Hashable, ...], request: HttpRequest, re
         return
     headers = tuple((name, value) for name, value in response.items() if name.lower() not in NOT_REPLAYED)
     replayable = Replayable(stable, headers, response.content, getattr(request, "resolver_match", None))
-    memo.keep(url, varying, 0)
-    memo.keep(_variant_key(url, varying, request), replayable, replayable.cost())
+    responses.keep(url, varying, 0)
+    responses.keep(_variant_key(url, varying, request), replayable, replayable.cost())

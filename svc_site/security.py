@@ -42,26 +42,31 @@ def content_security_policy(config: Config) -> str:
 
 
 class SecurityHeadersMiddleware:
+    """Adds the headers of :func:`headers` to every response, and HSTS to those that came over HTTPS.
+
+    Computed once, when the middleware chain is built from the configuration
+    (start-up; a test client's first request): no cache keyed on a settings object.
+    """
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
-        self._config: Config | None = None
-        self._headers: tuple[tuple[str, str], ...] = ()
-
-    def _headers_for(self, config: Config) -> tuple[tuple[str, str], ...]:
-        if config is not self._config:  # tests swap the settings; production never does
-            self._headers = (
-                ("Content-Security-Policy", content_security_policy(config)),
-                ("X-Frame-Options", "DENY"),
-                ("Permissions-Policy", "camera=(), microphone=(), geolocation=()"),
-            )
-            self._config = config
-        return self._headers
+        config = settings.SVC
+        self.headers = headers(config)
+        self.hsts = f"max-age={config.hsts_max_age}"
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        config = settings.SVC
-        for name, value in self._headers_for(config):
+        for name, value in self.headers:
             response.headers.setdefault(name, value)
         if request.is_secure():
-            response.headers.setdefault("Strict-Transport-Security", f"max-age={config.hsts_max_age}")
+            response.headers.setdefault("Strict-Transport-Security", self.hsts)
         return response
+
+
+def headers(config: Config) -> tuple[tuple[str, str], ...]:
+    """The security headers every response carries under ``config``."""
+    return (
+        ("Content-Security-Policy", content_security_policy(config)),
+        ("X-Frame-Options", "DENY"),
+        ("Permissions-Policy", "camera=(), microphone=(), geolocation=()"),
+    )

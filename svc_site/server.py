@@ -55,10 +55,11 @@ class _Arbiter(Arbiter):
 
 
 def without_head_bodies(app: Callable[..., Any]) -> Callable[..., Any]:
-    """Answer HEAD with the headers of GET and no body.
+    """Answer HEAD with the headers of GET and no body: the one place HEAD is answered, for every response.
 
-    Django renders the GET body for HEAD too; gunicorn drops it, but logs a
-    warning for every HEAD request. Closing the app's iterable keeps its
+    Django (and the wire middleware, which sets GET's ``Content-Length``) treat
+    HEAD as GET, as do ``/healthz`` and streamed responses; gunicorn would drop
+    the body, but log a warning for every HEAD request. Closing the app's iterable keeps its
     ``close()`` contract (request-finished signals, access log).
     """
 

@@ -1,8 +1,9 @@
 """OpenTelemetry: traces, metrics and (in DEV) logs over OTLP gRPC, only when configured.
 
 With ``OTEL_EXPORTER_OTLP_ENDPOINT`` unset nothing here imports the
-OpenTelemetry SDK, starts a thread or opens a connection; :func:`span` and
-:func:`observe_request` cost one global lookup.
+OpenTelemetry SDK, starts a thread or opens a connection. The handles live in
+the application state (:class:`catalog.runtime.AppState`), not in this module:
+:class:`MasterTelemetry` in the master, :class:`WorkerTelemetry` in a worker.
 
 gunicorn forks its workers from a master that has loaded the catalogue.
 Export threads and gRPC channels do not survive a fork, so the SDK runs in the
@@ -24,6 +25,7 @@ from typing import Any, Protocol
 from wsgiref.util import request_uri
 
 from catalog import runtime
+from catalog.runtime import Untraced
 from catalog.web.client import request_client
 from svc_site.config import Config, parse_resource_attributes
 from svc_site.privacy import anonymize, redact_query
@@ -41,11 +43,6 @@ class SpanLike(Protocol):
     def set_attribute(self, key: str, value: AttributeValue) -> Any: ...
 
 
-class _NoSpan:
-    def set_attribute(self, key: str, value: AttributeValue) -> None:
-        pass
-
-
 @dataclass
 class RecordedSpan:
     """A span finished in the master, waiting for a worker to export it."""
@@ -60,18 +57,72 @@ class RecordedSpan:
         self.attributes[key] = value
 
 
+class MasterTelemetry(Untraced):
+    """The master's: spans kept in memory (catalogue loads) for the next worker forked, which exports them."""
+
+    def __init__(self) -> None:
+        self.recorded: list[RecordedSpan] = []
+        # A worker takes the spans recorded so far with it; the master forgets them.
+        os.register_at_fork(after_in_parent=self.recorded.clear)
+
+    @contextmanager
+    def span(self, name: str, **attributes: AttributeValue) -> Iterator[SpanLike]:
+        recorded = RecordedSpan(name, dict(attributes), time.time_ns())
+        try:
+            yield recorded
+        except BaseException as error:
+            recorded.error = f"{type(error).__name__}: {error}"
+            raise
+        finally:
+            recorded.end_ns = time.time_ns()
+            self.recorded.append(recorded)
+
+
 @dataclass
-class _Worker:
-    """The SDK objects of a worker process."""
+class WorkerTelemetry:
+    """A worker's: the SDK's tracer, request-duration histogram and providers (exporting over OTLP)."""
 
     tracer: Any
     request_duration: Any
     providers: list[Any] = field(default_factory=list)
 
+    @contextmanager
+    def span(self, name: str, **attributes: AttributeValue) -> Iterator[SpanLike]:
+        with self.tracer.start_as_current_span(name, attributes=attributes) as current:
+            yield current
 
-_NO_SPAN = _NoSpan()
-_recorded: list[RecordedSpan] | None = None  # master with telemetry on
-_worker: _Worker | None = None  # worker with telemetry on
+    def observe_request(self, method: str, route: str | None, status: int, seconds: float) -> None:
+        """Name the request's span after its route and count it in the request-duration histogram.
+
+        ``route`` is the resolved URL pattern (``/projects/<str:shortcode>``), never
+        the raw path, so that span names and metric series stay few.
+        """
+        from opentelemetry import trace
+
+        method = method if method in HTTP_METHODS else "_OTHER"
+        attributes: dict[str, AttributeValue] = {"http.request.method": method, "http.response.status_code": status}
+        current = trace.get_current_span()
+        if route is None:
+            current.update_name(method)  # not the raw path: unmatched URLs are unbounded
+        else:
+            attributes["http.route"] = route
+            current.update_name(f"{method} {route}")
+            current.set_attribute("http.route", route)
+        self.request_duration.record(seconds, attributes)
+
+    def shutdown(self) -> None:
+        """Flush and stop the exporters: nothing recorded is lost on a graceful stop."""
+        for provider in self.providers:
+            provider.shutdown()
+
+    def replay(self, recorded: RecordedSpan) -> None:
+        """Export a span the master recorded before forking this worker."""
+        from opentelemetry.trace import Status, StatusCode
+
+        exported = self.tracer.start_span(recorded.name, attributes=recorded.attributes, start_time=recorded.start_ns)
+        if recorded.error:
+            exported.set_status(Status(StatusCode.ERROR, recorded.error))
+        exported.end(end_time=recorded.end_ns)
 
 
 def resource_attributes(config: Config) -> dict[str, str]:
@@ -83,12 +134,8 @@ def resource_attributes(config: Config) -> dict[str, str]:
 
 def start_master(config: Config) -> None:
     """Keep the master's spans for the next forked worker (call before loading the catalogue)."""
-    global _recorded
-    if not config.otel_exporter_otlp_endpoint or _recorded is not None:
-        return
-    _recorded = []
-    # A worker takes the spans recorded so far with it; the master forgets them.
-    os.register_at_fork(after_in_parent=_recorded.clear)
+    if config.otel_exporter_otlp_endpoint and not isinstance(runtime.state().telemetry, MasterTelemetry):
+        runtime.use_telemetry(MasterTelemetry())
 
 
 def instrument_wsgi(app: Callable, config: Config) -> Callable:
@@ -133,59 +180,13 @@ def instrument_wsgi(app: Callable, config: Config) -> Callable:
     return OpenTelemetryMiddleware(app, request_hook=privacy_hook, meter_provider=NoOpMeterProvider())
 
 
-@contextmanager
-def span(name: str, **attributes: AttributeValue) -> Iterator[SpanLike]:
-    """A span around a unit of work (catalogue load, OAI rendering); a no-op without telemetry.
-
-    The yielded object takes ``set_attribute(key, value)`` for facts known only
-    at the end (sizes, versions).
-    """
-    if _worker is not None:
-        with _worker.tracer.start_as_current_span(name, attributes=attributes) as current:
-            yield current
-    elif _recorded is not None:
-        recorded = RecordedSpan(name, dict(attributes), time.time_ns())
-        try:
-            yield recorded
-        except BaseException as error:
-            recorded.error = f"{type(error).__name__}: {error}"
-            raise
-        finally:
-            recorded.end_ns = time.time_ns()
-            _recorded.append(recorded)
-    else:
-        yield _NO_SPAN
-
-
-def observe_request(method: str, route: str | None, status: int, seconds: float) -> None:
-    """Name the request's span after its route and count it in the request-duration histogram.
-
-    ``route`` is the resolved URL pattern (``/projects/<str:shortcode>``), never
-    the raw path, so that span names and metric series stay few.
-    """
-    if _worker is None:
-        return
-    from opentelemetry import trace
-
-    method = method if method in HTTP_METHODS else "_OTHER"
-    attributes: dict[str, AttributeValue] = {"http.request.method": method, "http.response.status_code": status}
-    current = trace.get_current_span()
-    if route is None:
-        current.update_name(method)  # not the raw path: unmatched URLs are unbounded
-    else:
-        attributes["http.route"] = route
-        current.update_name(f"{method} {route}")
-        current.set_attribute("http.route", route)
-    _worker.request_duration.record(seconds, attributes)
-
-
 def start_worker(config: Config) -> None:
     """Start the SDK in this (forked) worker: exporters, providers, metrics instruments.
 
     Replays the spans the master recorded before forking this worker.
     """
-    global _worker, _recorded
-    pending, _recorded = _recorded or [], None
+    master = runtime.use_telemetry(Untraced())
+    pending = master.recorded if isinstance(master, MasterTelemetry) else []
     if not config.otel_exporter_otlp_endpoint:
         return
     from opentelemetry import metrics, trace
@@ -227,13 +228,13 @@ def start_worker(config: Config) -> None:
         description="Entities in the served catalogue, by kind.",
     )
 
-    _worker = _Worker(tracer=tracer_provider.get_tracer("svc"), request_duration=request_duration)
-    _worker.providers += [tracer_provider, meter_provider]
+    worker = WorkerTelemetry(tracer=tracer_provider.get_tracer("svc"), request_duration=request_duration)
+    worker.providers += [tracer_provider, meter_provider]
     if config.env == "DEV":
-        _worker.providers.append(_export_logs(endpoint, resource))
-
+        worker.providers.append(_export_logs(endpoint, resource))
+    runtime.use_telemetry(worker)
     for recorded in pending:
-        _replay(recorded)
+        worker.replay(recorded)
 
 
 def _export_logs(endpoint: str, resource: Any) -> Any:
@@ -259,16 +260,6 @@ def _export_logs(endpoint: str, resource: Any) -> Any:
     return logger_provider
 
 
-def _replay(recorded: RecordedSpan) -> None:
-    from opentelemetry.trace import Status, StatusCode
-
-    assert _worker is not None
-    exported = _worker.tracer.start_span(recorded.name, attributes=recorded.attributes, start_time=recorded.start_ns)
-    if recorded.error:
-        exported.set_status(Status(StatusCode.ERROR, recorded.error))
-    exported.end(end_time=recorded.end_ns)
-
-
 def _observe_catalog(_options: Any) -> Iterator[Any]:
     from opentelemetry.metrics import Observation
 
@@ -279,9 +270,4 @@ def _observe_catalog(_options: Any) -> Iterator[Any]:
 
 def shutdown() -> None:
     """Flush and stop the exporters (gunicorn's ``worker_exit``): nothing recorded is lost on a graceful stop."""
-    global _worker
-    if _worker is None:
-        return
-    for provider in _worker.providers:
-        provider.shutdown()
-    _worker = None
+    runtime.use_telemetry(Untraced()).shutdown()

@@ -1,4 +1,4 @@
-"""The bytes a response goes out as: compression, validators, 304s, HEAD and Cache-Control.
+"""The bytes a response goes out as: compression, validators, 304s and Cache-Control.
 
 One middleware applies :mod:`catalog.web.wire` to every surface (pages, API,
 sitemap, robots, citations, OAI). Views only say which responses are stable
@@ -16,17 +16,21 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
 from catalog import runtime
-from catalog.domain.memo import memo_for
 from catalog.web import wire
 
 # A missing page is as stable as a page, but a client may soon ask for one that appears: a short life.
 CACHEABLE_ERRORS = {404, 410}
 # Any other error (400, 405, 503 rate limit, 5xx) describes one request, not the resource.
 NO_STORE = "no-store"
+SAFE_METHODS = ("GET", "HEAD")
 
 
 class WireMiddleware:
-    """Negotiates the coding, tags, answers preconditions and HEAD, and says how long caches may keep it.
+    """Negotiates the coding, tags, answers preconditions, and says how long caches may keep it.
+
+    A HEAD is treated as a GET here (same headers, ``Content-Length`` included);
+    its body is dropped in one place for every response, at the WSGI boundary
+    (:func:`svc_site.server.without_head_bodies`).
 
     Sits outside every middleware that adds headers, so it sees the final
     body; skips streamed responses (WhiteNoise's static files carry their
@@ -43,56 +47,53 @@ class WireMiddleware:
         response = self.get_response(request)
         if response.streaming or response.has_header("Content-Encoding"):
             return response
-        stable = wire.stable_of(response)
-        status = response.status_code
-        safe = request.method in ("GET", "HEAD")
+        stable = wire.stable_of(response) if response.status_code == 200 else None
+        safe = request.method in SAFE_METHODS
         if safe and not response.has_header("Cache-Control"):
-            if status == 200 and stable is not None:
-                response["Cache-Control"] = self.cache_control
-            elif status in CACHEABLE_ERRORS or status in (301, 308):
-                response["Cache-Control"] = self.error_cache_control
-            else:
-                response["Cache-Control"] = NO_STORE
-
+            response["Cache-Control"] = self.cache_control_of(response.status_code, stable)
         body = response.content
-        coding = wire.IDENTITY
-        if len(body) >= wire.MIN_COMPRESS_BYTES and wire.is_compressible(response.get("Content-Type", "")):
-            vary = response.get("Vary")
-            if vary is None:
-                response["Vary"] = "Accept-Encoding"
-            elif "accept-encoding" not in vary.lower():
-                patch_vary_headers(response, ("Accept-Encoding",))  # adds to what the view set
-            coding = wire.negotiate(request.META.get("HTTP_ACCEPT_ENCODING"))
-        cache = _cache(stable) if status == 200 else None
-
-        if status == 200 and stable is not None:
+        coding = _negotiated_coding(request, response, body)
+        cache = runtime.state_of(request).responses.get_or_render if stable is not None else None
+        if stable is not None:
             tag = response.get("ETag") or _kept(cache, stable, "etag", lambda: _tag(stable, body)).decode()
             response["ETag"] = wire.coded_tag(tag, coding)
-        if (
-            safe
-            and status == 200
-            and wire.is_not_modified(
-                request.META.get("HTTP_IF_NONE_MATCH"),
-                request.META.get("HTTP_IF_MODIFIED_SINCE"),
-                response.get("ETag"),
-                response.get("Last-Modified"),
-            )
-        ):
+        if safe and response.status_code == 200 and _not_modified_for(request, response):
             return _not_modified(response)
-
         if coding != wire.IDENTITY:
             body = _kept(cache, stable, coding, lambda: wire.encode(body, coding))
             response["Content-Encoding"] = coding
             response.content = body
-        response["Content-Length"] = str(len(body))
-        if request.method == "HEAD":
-            response.content = b""  # GET's headers, no body: gunicorn would otherwise drop it and warn
+        response["Content-Length"] = str(len(body))  # a HEAD's too: its body is dropped at the WSGI boundary
         return response
 
+    def cache_control_of(self, status: int, stable: wire.Stable | None) -> str:
+        """How long shared caches may keep a response to a GET or HEAD with ``status``."""
+        if stable is not None:
+            return self.cache_control
+        if status in CACHEABLE_ERRORS or status in (301, 308):
+            return self.error_cache_control
+        return NO_STORE
 
-def _cache(stable: wire.Stable | None) -> Callable[[Hashable, Callable[[], bytes]], bytes] | None:
-    catalog = runtime.current()
-    return memo_for(catalog).page if stable is not None and catalog is not None else None
+
+def _negotiated_coding(request: HttpRequest, response: HttpResponse, body: bytes) -> str:
+    """The coding ``body`` goes out in; a compressible body's response varies on ``Accept-Encoding``."""
+    if len(body) < wire.MIN_COMPRESS_BYTES or not wire.is_compressible(response.get("Content-Type", "")):
+        return wire.IDENTITY
+    vary = response.get("Vary")
+    if vary is None:
+        response["Vary"] = "Accept-Encoding"
+    elif "accept-encoding" not in vary.lower():
+        patch_vary_headers(response, ("Accept-Encoding",))  # adds to what the view set
+    return wire.negotiate(request.META.get("HTTP_ACCEPT_ENCODING"))
+
+
+def _not_modified_for(request: HttpRequest, response: HttpResponse) -> bool:
+    return wire.is_not_modified(
+        request.META.get("HTTP_IF_NONE_MATCH"),
+        request.META.get("HTTP_IF_MODIFIED_SINCE"),
+        response.get("ETag"),
+        response.get("Last-Modified"),
+    )
 
 
 def _kept(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import subprocess
@@ -154,25 +155,51 @@ def static_assets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 _loaded_catalogs: dict[Path, Catalog] = {}
 
 
-@pytest.fixture
-def install_catalog() -> Iterator:
-    """Install catalogues for a test; the previous one is restored afterwards.
-
-    Catalogues are immutable, so each data directory is loaded once per session.
-    """
-    from catalog import runtime
+def loaded_catalog(data_dir: Path) -> Catalog:
+    """The catalogue of ``data_dir``, loaded once per session (catalogues are immutable)."""
     from catalog.domain.loader import load_catalog
 
-    previous = runtime._current
+    if data_dir not in _loaded_catalogs:
+        _loaded_catalogs[data_dir] = load_catalog(data_dir)
+    return _loaded_catalogs[data_dir]
+
+
+@pytest.fixture(autouse=True)
+def app_state() -> Iterator:
+    """Each test is served from a fresh application state: the configured data, empty caches, its own limits.
+
+    What `svc serve` builds at start-up; the state served before comes back
+    afterwards. A test serves other states through the yielded function.
+    """
+    from django.conf import settings
+
+    from catalog import runtime
+
+    fresh = runtime.AppState().serving(loaded_catalog(settings.SVC.data_dir))
+    previous = runtime.application.swap(dataclasses.replace(fresh, telemetry=runtime.state().telemetry))
+
+    def serve(state: runtime.AppState) -> runtime.AppState:
+        runtime.application.swap(state)
+        return state
+
+    yield serve
+    runtime.application.swap(previous)
+
+
+@pytest.fixture
+def install_catalog() -> Iterator:
+    """Serve the catalogue of a data directory for a test, with empty caches; the test's state comes back after."""
+    from catalog import runtime
+
+    previous = runtime.application.state()
 
     def install(data_dir: Path):
-        if data_dir not in _loaded_catalogs:
-            _loaded_catalogs[data_dir] = load_catalog(data_dir)
-        runtime.install(_loaded_catalogs[data_dir])
-        return _loaded_catalogs[data_dir]
+        catalog = loaded_catalog(data_dir)
+        runtime.install(catalog)
+        return catalog
 
     yield install
-    runtime._current = previous
+    runtime.application.swap(previous)
 
 
 @pytest.fixture(scope="session")

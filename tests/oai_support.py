@@ -91,7 +91,7 @@ def harvest(client, verb: str = "ListIdentifiers", **arguments: Any) -> tuple[li
 def serving(settings):
     """Fixture body (``serve = pytest.fixture(serving)``): serve a given catalogue to the
     Django test client, with rate limits out of the way."""
-    previous = runtime._current
+    previous = runtime.application.state()
     settings.SVC = dataclasses.replace(settings.SVC, **HIGH_LIMITS)
 
     def install(catalog: Catalog) -> Catalog:
@@ -99,7 +99,7 @@ def serving(settings):
         return catalog
 
     yield install
-    runtime.install(previous)
+    runtime.application.swap(previous)
 
 
 def config(**changes: Any):

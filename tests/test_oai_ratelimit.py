@@ -11,7 +11,6 @@ import pytest
 
 from bench.fleet import Redis
 from catalog.domain.loader import load_catalog
-from oaipmh import ratelimit
 from oaipmh.ratelimit import MAX_LOCAL_CLIENTS, RETRY_INTERVAL, WARN_INTERVAL, LocalStore, RedisStore, TokenBucket
 from tests.conftest import CORPUS_DIR, start_server, stop_server
 from tests.oai_support import OAI_PATH, config, parse_valid, request_in_flight
@@ -67,18 +66,13 @@ def throttled(settings, corpus):
     """A tight rate limit, and for each test client one more request in flight, so that the limit applies."""
     from catalog import runtime
 
-    previous = runtime._current
-    runtime.install(corpus)
+    runtime.install(corpus)  # with fresh limits: the app_state fixture gave this test its own state
     settings.SVC = config(oai_rate_limit_per_second=0.01, oai_rate_limit_burst=3)
-    ratelimit._stores.clear()  # a fresh in-process bucket for every test
     overlapping = ("192.0.2.1", "192.0.2.2", "198.51.100.1", "198.51.100.2", "127.0.0.1")
+    in_flight = runtime.state().oai_limits.in_flight
     for client in overlapping:
-        ratelimit.in_flight.enter(client, 100)
+        in_flight.enter(client, 100)
     yield settings
-    for client in overlapping:
-        ratelimit.in_flight.leave(client)
-    ratelimit._stores.clear()
-    runtime.install(previous)
 
 
 def test_the_endpoint_answers_503_with_retry_after_over_the_limit(client, throttled):

@@ -246,27 +246,31 @@ def test_cache_accounting_covers_what_long_keys_really_cost():
 @pytest.mark.slow  # 100,000 requests through the protocol: about a minute on a busy machine
 def test_oai_responses_stay_within_budget_under_100000_distinct_long_queries():
     from catalog.domain.loader import load_catalog
+    from catalog.domain.memo import BytesLRU
     from oaipmh import protocol
     from oaipmh.protocol import OaiSettings
 
     catalog = load_catalog(CORPUS_DIR)
     settings = OaiSettings("https://example.org/oai", "Test", "a@example.org", "example.org", 100)
-    cache = protocol._responses
+    cache = BytesLRU()  # the application state's response cache
     for number in range(100_000):
         identifier = f"oai:example.org:{number:08d}/" + "z" * 1800  # well-formed, distinct, idDoesNotExist
         protocol.respond(
-            {"verb": ["GetRecord"], "metadataPrefix": ["oai_dc"], "identifier": [identifier]}, catalog, settings
+            {"verb": ["GetRecord"], "metadataPrefix": ["oai_dc"], "identifier": [identifier]},
+            catalog,
+            settings,
+            responses=cache,
         )
     assert cache.size <= cache.max_bytes
     # Malformed requests are answered, never cached.
     count = len(cache)
     for number in range(1000):
-        protocol.respond({"verb": ["GetRecord"], "junk": [str(number)]}, catalog, settings)
+        protocol.respond({"verb": ["GetRecord"], "junk": [str(number)]}, catalog, settings, responses=cache)
     assert len(cache) == count
     # Argument order does not make a new entry.
-    protocol.respond({"metadataPrefix": ["oai_dc"], "verb": ["ListSets"]}, catalog, settings)
+    protocol.respond({"metadataPrefix": ["oai_dc"], "verb": ["ListSets"]}, catalog, settings, responses=cache)
     count = len(cache)
-    protocol.respond({"verb": ["ListSets"], "metadataPrefix": ["oai_dc"]}, catalog, settings)
+    protocol.respond({"verb": ["ListSets"], "metadataPrefix": ["oai_dc"]}, catalog, settings, responses=cache)
     assert len(cache) == count
 
 

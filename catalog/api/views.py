@@ -32,9 +32,10 @@ from catalog.api.payloads import (
     records_page,
 )
 from catalog.domain.all_records import AllRecordsQuery
-from catalog.runtime import get_catalog
+from catalog.runtime import catalog_of
 from catalog.web import wire
 from catalog.web.conditional import set_last_modified
+from catalog.web.inputs import Input, varies_on
 
 ALLOWED_METHODS = ("GET", "HEAD")
 
@@ -67,7 +68,7 @@ def api_endpoint(view: View) -> View:
                 # The bytes of a URL (host included) depend only on the data: tagged, compressed once
                 # and answered conditionally by svc_site.wire, like every page.
                 key = ("api", *wire.request_key(request.META))
-                wire.mark_stable(response, wire.Stable(get_catalog().data_version, key))
+                wire.mark_stable(response, wire.Stable(catalog_of(request).data_version, key))
         response["Access-Control-Allow-Origin"] = "*"
         response["Access-Control-Expose-Headers"] = "ETag, Link"
         return response
@@ -80,10 +81,11 @@ def _no_parameters(request: HttpRequest) -> None:
 
 
 def entity_list(kind: str) -> View:
+    @varies_on(Input.QUERY, Input.ORIGIN)
     @api_endpoint
     def view(request: HttpRequest) -> HttpResponse:
         _no_parameters(request)
-        catalog = get_catalog()
+        catalog = catalog_of(request)
         response = json_bytes(payloads_for(catalog).listing(kind))
         if catalog.ledger:
             set_last_modified(response, catalog.ledger.latest)
@@ -94,19 +96,21 @@ def entity_list(kind: str) -> View:
 
 
 def entity_detail(kind: str) -> View:
+    @varies_on(Input.QUERY, Input.ORIGIN)
     @api_endpoint
     def view(request: HttpRequest, key: str) -> HttpResponse:
         _no_parameters(request)
-        return json_bytes(find_member(payloads_for(get_catalog()), kind, key))
+        return json_bytes(find_member(payloads_for(catalog_of(request)), kind, key))
 
     view.__name__ = f"get_{kind}"
     return view
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def project_detail(request: HttpRequest, shortcode: str) -> HttpResponse:
     _no_parameters(request)
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project = find_project(catalog, shortcode)
     response = json_bytes(find_member(payloads_for(catalog), "projects", project.key))
     if catalog.ledger:
@@ -114,9 +118,10 @@ def project_detail(request: HttpRequest, shortcode: str) -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project = find_project(catalog, shortcode)
     table = catalog.records_of(project)
     page = page_request(dict(request.GET.lists()), len(table) if table is not None else 0)
@@ -132,10 +137,11 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def records_search(request: HttpRequest) -> HttpResponse:
     """`/api/v2/records`: the search across all records, as the `/records` page runs it."""
-    catalog = get_catalog()
+    catalog = catalog_of(request)
 
     def page_url(query: AllRecordsQuery, number: int) -> str:
         return request.build_absolute_uri(query.url(request.path, page=number))
@@ -147,10 +153,11 @@ def records_search(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def project_record(request: HttpRequest, shortcode: str, record: str) -> HttpResponse:
     _no_parameters(request)
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project = find_project(catalog, shortcode)
     response = json_bytes(find_record(catalog, project, record))
     table = catalog.records_of(project)
@@ -160,12 +167,14 @@ def project_record(request: HttpRequest, shortcode: str, record: str) -> HttpRes
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def openapi(request: HttpRequest) -> HttpResponse:
     _no_parameters(request)
     return json_bytes(openapi_bytes())
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @api_endpoint
 def unknown_endpoint(request: HttpRequest, rest: str) -> HttpResponse:
     raise ApiError(404, f"no API endpoint at {request.path!r}; the endpoints are listed in /api/v2/openapi.json")

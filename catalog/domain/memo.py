@@ -1,9 +1,11 @@
 """Values derived from the served catalogue, computed once and dropped with it.
 
 The catalogue never changes while it is served, so whatever is computed from
-it (view models, search index, API payloads, OAI indexes, rendered bodies)
-stays valid until a reload installs a new one. Everything here hangs off one
-:class:`CatalogMemo` per catalogue object; a reload starts a fresh, empty one.
+it (view models, search index, API payloads, OAI indexes) stays valid until a
+reload installs a new one. Everything here hangs off one :class:`CatalogMemo`
+per catalogue object (no module state): a reload's new catalogue starts a fresh,
+empty one, and the old one goes with the old catalogue. :class:`BytesLRU` is
+the byte-bounded store the response cache is made of.
 """
 
 from __future__ import annotations
@@ -97,25 +99,20 @@ class BytesLRU:
         return rendered
 
 
-class CatalogMemo:
-    """Values derived from one catalogue, computed on first use, plus its rendered pages."""
+MEMO = "memo"  # the key of a catalogue's memo among its derived values (Catalog.derived)
 
-    def __init__(self, catalog: Catalog, page_cache_bytes: int = PAGE_CACHE_BYTES) -> None:
+
+class CatalogMemo:
+    """Values derived from one catalogue, computed on first use (view models, search and OAI indexes, payloads).
+
+    Rendered bodies are not kept here: they depend on the configuration and
+    the request too, and live in the application state's response cache
+    (:class:`catalog.runtime.AppState`).
+    """
+
+    def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self._values: dict[Hashable, object] = {}
-        self._pages = BytesLRU(page_cache_bytes)
-        self._settings_seen: dict[int, object] = {}
-
-    def settings_key(self, settings_object: object) -> int:
-        """A cheap cache-key part for a settings object (hashing a Config costs tens of µs).
-
-        The memo keeps every settings object it has seen alive (production has
-        one; tests swap a few), so an id is never reused for another one.
-        """
-        key = id(settings_object)
-        if key not in self._settings_seen:
-            self._settings_seen[key] = settings_object
-        return key
 
     def get(self, key: Hashable, build: Callable[[], T]) -> T:
         try:
@@ -124,32 +121,13 @@ class CatalogMemo:
             value = build()  # two threads may both build; the values are equal
             return self._values.setdefault(key, value)  # type: ignore[return-value]
 
-    def page(self, key: Hashable, render: Callable[[], bytes]) -> bytes:
-        return self._pages.get_or_render(key, render)
-
-    def kept(self, key: Hashable) -> object | None:
-        """A value the web layer kept with the pages (:meth:`keep`), if it is still there."""
-        return self._pages.find(key)
-
-    def keep(self, key: Hashable, value: object, value_bytes: int) -> None:
-        """Keep ``value`` with the rendered pages, under their budget (whole responses, for replay)."""
-        self._pages.keep(key, value, value_bytes)
-
-
-_current: CatalogMemo | None = None
-_lock = threading.Lock()
-
 
 def memo_for(catalog: Catalog) -> CatalogMemo:
-    """The memo of ``catalog``; a new catalogue starts a new, empty one."""
-    global _current
-    memo = _current
-    if memo is not None and memo.catalog is catalog:
-        return memo
-    with _lock:
-        if _current is None or _current.catalog is not catalog:
-            _current = CatalogMemo(catalog)
-        return _current
+    """The memo of ``catalog``: it hangs off the catalogue object, so a new catalogue starts a new, empty one."""
+    memo = catalog.derived.get(MEMO)
+    if memo is None:
+        memo = catalog.derived.setdefault(MEMO, CatalogMemo(catalog))  # one wins if two threads race
+    return memo
 
 
 def per_catalog(build: Callable[[Catalog], T]) -> Callable[[Catalog], T]:

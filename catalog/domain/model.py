@@ -432,6 +432,9 @@ class Catalog:
     parent_collections: Mapping[str, tuple[Collection, ...]]
     # The change ledger beside the data, if the publishing pipeline keeps one.
     ledger: LedgerView | None = None
+    # Values derived from this catalogue object (catalog.domain.memo): made on first use, dropped with it.
+    # Not an init field, so dataclasses.replace gives the new catalogue an empty one.
+    derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def get_project(self, shortcode: str) -> Project | None:
         return self.project_by_key.get(shortcode.lower())

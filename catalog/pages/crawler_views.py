@@ -8,22 +8,25 @@ from django.views.decorators.http import require_safe
 from catalog.formats import sitemap
 from catalog.pages import languages
 from catalog.pages.caching import kept_response, stable
-from catalog.runtime import get_catalog
+from catalog.runtime import catalog_of
 from catalog.web.conditional import set_last_modified
+from catalog.web.inputs import Input, varies_on
 from catalog.web.origin import base_url
 
 XML = "application/xml"
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     body = sitemap.robots_txt(f"{base_url(request)}/sitemap.xml")
-    return stable(request, get_catalog(), HttpResponse(body, content_type="text/plain; charset=utf-8"))
+    return stable(request, catalog_of(request), HttpResponse(body, content_type="text/plain; charset=utf-8"))
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     response = kept_response(
         request, catalog, lambda: sitemap.sitemap_xml(catalog, base_url(request), languages.sitemap_languages()), XML
     )
@@ -32,9 +35,10 @@ def sitemap_xml(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
 
     def render() -> bytes:
         body = sitemap.sitemap_page_xml(catalog, base_url(request), number, languages.sitemap_languages())

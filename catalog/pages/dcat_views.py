@@ -15,11 +15,11 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
-from catalog.domain.memo import memo_for
 from catalog.formats import dcat, links
 from catalog.pages.caching import url_key
-from catalog.runtime import get_catalog
+from catalog.runtime import catalog_of, state_of
 from catalog.web import accept, origin, wire
+from catalog.web.inputs import Input, varies_on
 
 EXTENSIONS = {"ttl": "text/turtle", "rdf": "application/rdf+xml", "jsonld": "application/ld+json"}
 OFFERED = tuple(EXTENSIONS.values())
@@ -49,6 +49,7 @@ def _not_acceptable() -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.MEDIA_TYPE)
 @require_safe
 def catalogue(request: HttpRequest, extension: str | None = None) -> HttpResponse:
     """Page ``?page=`` (from 1) of the catalogue in the format the extension names, or the client prefers."""
@@ -59,7 +60,7 @@ def catalogue(request: HttpRequest, extension: str | None = None) -> HttpRespons
             return _not_acceptable()
     else:
         media_type = EXTENSIONS[extension]
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     raw_page = request.GET.get("page", "1")
     if not raw_page.isdigit() or int(raw_page) < 1:
         return HttpResponse("page: expected a whole number from 1.\n", status=400, content_type="text/plain")
@@ -69,14 +70,15 @@ def catalogue(request: HttpRequest, extension: str | None = None) -> HttpRespons
         return HttpResponse(f"page: the catalogue has {pages} page(s).\n", status=404, content_type="text/plain")
     base = origin.base_url(request)
     path = links.CATALOGUE_DCAT_PATH + ("" if negotiated else f".{extension}")
-    memo = memo_for(catalog)
-    key = (*url_key(request, memo), media_type)
+    key = (*url_key(request), media_type)
 
     def render() -> bytes:
         graph = dcat.catalogue_page(catalog, site(base), page, base + path + "?page={page}")
         return dcat.serialise(graph, media_type)
 
-    response = HttpResponse(memo.page(key, render), content_type=f"{media_type}; charset=utf-8")
+    response = HttpResponse(
+        state_of(request).responses.get_or_render(key, render), content_type=f"{media_type}; charset=utf-8"
+    )
     if negotiated:
         patch_vary_headers(response, ["Accept"])
         query = f"?page={page}" if "page" in request.GET else ""

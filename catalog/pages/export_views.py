@@ -23,7 +23,6 @@ from django.views.decorators.http import require_safe
 from rdflib import Graph
 
 from catalog.domain.identifiers import project_identity
-from catalog.domain.memo import memo_for
 from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable
 from catalog.domain.values import is_http_url
 from catalog.formats import citation, datacite_xml, dcat, dublin_core_xml, exports, item_metadata, jsonld, links
@@ -31,8 +30,9 @@ from catalog.formats.exports import Export
 from catalog.formats.signposting import ABOUT_PAGE, HEADER_ITEMS, LINKSET_TYPE, TypedLink, link_header, linkset
 from catalog.pages.caching import stable
 from catalog.pages.dcat_views import site
-from catalog.runtime import get_catalog
+from catalog.runtime import catalog_of, get_catalog, state_of
 from catalog.web import accept, origin
+from catalog.web.inputs import Input, varies_on
 
 NOT_DESCRIBED_BY = frozenset({exports.CITATION_TEXT})
 
@@ -275,7 +275,7 @@ def finish_page(response: HttpResponse, request: HttpRequest, described: Describ
     if signposts is not None:
         base = origin.base_url(request)
         # Kept in the bounded page cache (a catalogue may have millions of record pages).
-        header = memo_for(get_catalog()).page(
+        header = state_of(request).responses.get_or_render(
             ("link-header", described.page_path, base),
             lambda: link_header(signposts(base, HEADER_ITEMS), base + described.page_path + "/linkset").encode(),
         )
@@ -294,7 +294,7 @@ def export_response(request: HttpRequest, described: Described, key: str) -> Htt
     response = HttpResponse(described.build(export, style), content_type=content_type)
     if export is not exports.CITATION_TEXT:
         response["Content-Disposition"] = exports.content_disposition(described.stem, export)
-    return stable(request, get_catalog(), response)
+    return stable(request, catalog_of(request), response)
 
 
 def linkset_response(request: HttpRequest, described: Described) -> HttpResponse:
@@ -302,7 +302,7 @@ def linkset_response(request: HttpRequest, described: Described) -> HttpResponse
     assert described.signposts is not None
     document = linkset(base + described.page_path, described.signposts(base, None))
     return stable(
-        request, get_catalog(), HttpResponse(json.dumps(document, ensure_ascii=False), content_type=LINKSET_TYPE)
+        request, catalog_of(request), HttpResponse(json.dumps(document, ensure_ascii=False), content_type=LINKSET_TYPE)
     )
 
 
@@ -329,6 +329,7 @@ def _catalogue_chunks(catalog: Catalog, base_url: str) -> list[bytes]:
     return chunks
 
 
+@varies_on(Input.ORIGIN)
 @require_safe
 def catalogue_jsonld(request: HttpRequest) -> StreamingHttpResponse:
     """Every project, person and organization as one JSON-LD file, kept with the rendered pages.
@@ -338,14 +339,14 @@ def catalogue_jsonld(request: HttpRequest) -> StreamingHttpResponse:
     origin without a bound. A catalogue whose export is larger than a quarter
     of that budget is built for each request.
     """
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     base = origin.base_url(request)
-    memo = memo_for(catalog)
+    responses = state_of(request).responses
     key = ("catalogue-jsonld", base)
-    chunks = memo.kept(key)
+    chunks = responses.find(key)
     if not isinstance(chunks, list):
         chunks = _catalogue_chunks(catalog, base)
-        memo.keep(key, chunks, sys.getsizeof(chunks) + sum(sys.getsizeof(chunk) for chunk in chunks))
+        responses.keep(key, chunks, sys.getsizeof(chunks) + sum(sys.getsizeof(chunk) for chunk in chunks))
 
     def stream() -> Iterator[bytes]:
         yield from chunks

@@ -18,7 +18,8 @@ from catalog.domain.ledger import Change, project_changes, record_changes
 from catalog.domain.model import Catalog, Project
 from catalog.formats import links
 from catalog.pages.views import get_project_or_404
-from catalog.runtime import get_catalog
+from catalog.runtime import catalog_of, get_catalog
+from catalog.web.inputs import Input, varies_on
 
 FEED_SIZE = 50
 
@@ -60,6 +61,7 @@ class _ChangesFeed(Feed):
         return _when(change)
 
 
+@varies_on(Input.ORIGIN)
 class CatalogChanges(_ChangesFeed):
     title = "Catalogue changes"
     subtitle = "Research projects added to, changed in and withdrawn from the catalogue."
@@ -70,9 +72,10 @@ class CatalogChanges(_ChangesFeed):
         return project_changes(get_catalog(), FEED_SIZE)
 
 
+@varies_on(Input.ORIGIN)
 class ProjectRecordChanges(_ChangesFeed):
     def get_object(self, request: HttpRequest, shortcode: str, *args: Any, **kwargs: Any) -> tuple[Catalog, Project]:
-        catalog = get_catalog()
+        catalog = catalog_of(request)
         return catalog, get_project_or_404(catalog, shortcode)
 
     def title(self, obj: tuple[Catalog, Project]) -> str:

@@ -50,15 +50,17 @@ from catalog.formats import citation, dcat, jsonld, links
 from catalog.pages import dcat_views, export_views, languages, page_links, presenters, vocabulary
 from catalog.pages.export_views import Described
 from catalog.pages.templatetags import catalog_tags
-from catalog.runtime import get_catalog
+from catalog.runtime import catalog_of, get_catalog, state_of
 from catalog.web import wire
 from catalog.web.conditional import set_last_modified
+from catalog.web.inputs import Input, varies_on
 from catalog.web.origin import base_url, origin_key
 
 HTML = "text/html; charset=utf-8"
 DEFAULT = ListingQuery()
 
 
+@varies_on(Input.LANGUAGE)
 def home(request: HttpRequest) -> HttpResponse:
     """`/` is the project listing (308 keeps the method)."""
     return redirect(page_links.projects(), permanent=True, preserve_request=True)
@@ -187,9 +189,9 @@ def _values() -> Values:
 def _cached_page(
     request: HttpRequest, memo: CatalogMemo, key: tuple[Hashable, ...], render: Callable[[], str]
 ) -> HttpResponse:
-    # The configuration is part of the key: tests swap it (placeholders, analytics); production never does.
-    full_key = (*key, _language(), *origin_key(request.META), memo.settings_key(settings.SVC))
-    body = memo.page(full_key, lambda: render().encode())
+    # The configuration is not part of the key: the response cache is the state's, which a change of it replaces.
+    full_key = (*key, _language(), *origin_key(request.META))
+    body = state_of(request).responses.get_or_render(full_key, lambda: render().encode())
     response = HttpResponse(body, content_type=HTML)
     wire.mark_stable(response, wire.Stable(memo.catalog.data_version, full_key))
     return response
@@ -260,9 +262,10 @@ def bad_request(request: HttpRequest, message: str) -> HttpResponse:
 # Pages ----------------------------------------------------------------------
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
 @require_safe
 def projects(request: HttpRequest) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     try:
         query = ListingQuery.from_params(dict(request.GET.lists())) if request.META.get("QUERY_STRING") else DEFAULT
@@ -370,9 +373,10 @@ def _page_style(request: HttpRequest) -> str | None:
     return style if style in citation.STYLES else None
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def project(request: HttpRequest, shortcode: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     project_ = catalog.get_project(shortcode)
     if project_ is None:
@@ -462,9 +466,10 @@ def record_indexes(memo: CatalogMemo) -> Mapping[str, ProjectRecordIndex]:
     return all_records.record_indexes(memo.catalog)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
 @require_safe
 def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     project_ = get_project_or_404(catalog, shortcode)
     try:
@@ -521,10 +526,11 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     return response
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
 @require_safe
 def records_everywhere(request: HttpRequest) -> HttpResponse:
     """`/records`: the records of every project, searched by the records page's rules, with facets."""
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     try:
         query = all_records.AllRecordsQuery.from_params(dict(request.GET.lists()))
@@ -578,9 +584,10 @@ def _url(path: str, pairs: list[tuple[str, str]]) -> str:
     return f"{path}?{urlencode(pairs)}" if pairs else path
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     project_ = get_project_or_404(catalog, shortcode)
     table, index = get_record_or_404(catalog, project_, record_suffix)
@@ -611,33 +618,37 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
     return export_views.finish_page(response, request, described)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def project_export(request: HttpRequest, shortcode: str, key: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project_ = get_project_or_404(catalog, shortcode)
     described = export_views.project_described(catalog, project_, base_url(request))
     return export_views.export_response(request, described, key)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def record_export(request: HttpRequest, shortcode: str, record_suffix: str, key: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project_ = get_project_or_404(catalog, shortcode)
     table, index = get_record_or_404(catalog, project_, record_suffix)
     described = export_views.record_described(catalog, project_, table, index, base_url(request))
     return export_views.export_response(request, described, key)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def project_linkset(request: HttpRequest, shortcode: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project_ = get_project_or_404(catalog, shortcode)
     return export_views.linkset_response(request, export_views.project_described(catalog, project_, base_url(request)))
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def record_linkset(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     project_ = get_project_or_404(catalog, shortcode)
     table, index = get_record_or_404(catalog, project_, record_suffix)
     described = export_views.record_described(catalog, project_, table, index, base_url(request))
@@ -646,7 +657,7 @@ def record_linkset(request: HttpRequest, shortcode: str, record_suffix: str) -> 
 
 def _described_entity(request: HttpRequest, kind: str, entity_id: str) -> tuple[Described, Callable[[], dict]]:
     """A person, organization, cluster or collection: its description and its JSON-LD document."""
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     base = base_url(request)
     site = dcat_views.site(base)
     schema_type = None
@@ -676,6 +687,7 @@ def _described_entity(request: HttpRequest, kind: str, entity_id: str) -> tuple[
     return export_views.description_described(*paths, entity.id, document, graph, schema_type), document
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def entity_linkset(request: HttpRequest, kind: str, entity_id: str) -> HttpResponse:
     """The Signposting linkset of a person or organization page."""
@@ -685,6 +697,7 @@ def entity_linkset(request: HttpRequest, kind: str, entity_id: str) -> HttpRespo
     return export_views.linkset_response(request, described)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def entity_export(request: HttpRequest, kind: str, entity_id: str, key: str) -> HttpResponse:
     described, _ = _described_entity(request, kind, entity_id)
@@ -702,7 +715,7 @@ _ENTITY_PAGES: dict[str, tuple[Callable[[Catalog], Mapping[str, Any]], Callable[
 
 def _entity_page(request: HttpRequest, kind: str, entity_id: str) -> HttpResponse:
     """The page of a person, organization, cluster or collection, or the export its request negotiates."""
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     entities, build_page, template = _ENTITY_PAGES[kind]
     entity = get_entity_or_404(entities(catalog), entity_id, kind)
     described, document = _described_entity(request, kind, entity_id)
@@ -722,30 +735,35 @@ def _entity_page(request: HttpRequest, kind: str, entity_id: str) -> HttpRespons
     return export_views.finish_page(response, request, described)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def person(request: HttpRequest, person_id: str) -> HttpResponse:
     return _entity_page(request, "person", person_id)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
     return _entity_page(request, "organization", organization_id)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
     return _entity_page(request, "cluster", cluster_id)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
 @require_safe
 def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
     return _entity_page(request, "collection", collection_id)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
 @require_safe
 def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
     """`/persons`, `/organizations`, `/clusters`, `/collections`: search, sort, pages."""
-    catalog = get_catalog()
+    catalog = catalog_of(request)
     memo = memo_for(catalog)
     try:
         query = BrowseQuery.from_params(dict(request.GET.lists()))
@@ -782,7 +800,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
 
 @require_safe
 def about(request: HttpRequest) -> HttpResponse:
-    catalog = get_catalog()
+    catalog = catalog_of(request)
 
     def render() -> str:
         return _render(

@@ -70,7 +70,10 @@ def test_a_creator_keeps_the_roles_that_do_not_lead():
 
 
 class _NoRecords:
-    """A catalogue stand-in: the issue rule reads only records_of (and memo_for keys on identity)."""
+    """A catalogue stand-in: the issue rule reads only records_of (and memo_for its derived values)."""
+
+    def __init__(self) -> None:
+        self.derived = {}
 
     def records_of(self, project):
         return None

@@ -47,7 +47,7 @@ class Command(BaseCommand):
         telemetry.start_master(config)
         try:
             runtime.check_serveable(config.data_dir, config.allow_empty_data)
-            catalog = runtime.get_catalog()
+            catalog = runtime.start()
         except DataDirError as error:
             raise CommandError(_refusal(error, config.allow_empty_data)) from None
         refusal = runtime.start_refusal(catalog)

@@ -1,0 +1,76 @@
+"""What a response depends on besides the data: each view declares the request inputs it reads.
+
+A response is kept and replayed by its URL (path, query, origin) and by the
+request headers its ``Vary`` names, so every input a view reads must be one
+of those. Views say which with :func:`varies_on`; ``tests/test_request_inputs.py``
+runs every route with a request that records what its view reads and fails on
+an input the view did not declare, or on a declared header missing from ``Vary``.
+Framework-free: inputs are named by their WSGI environ keys (PEP 3333).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+V = TypeVar("V", bound=Callable[..., object])
+
+
+class Input(enum.Enum):
+    """One kind of request input, with the environ keys it is read from and the ``Vary`` header that covers it."""
+
+    PATH = ("PATH_INFO", "SCRIPT_NAME")
+    QUERY = ("QUERY_STRING",)
+    # The site's origin as the request names it (catalog.web.origin): absolute URLs in a body.
+    ORIGIN = (
+        "wsgi.url_scheme",
+        "HTTP_HOST",
+        "SERVER_NAME",
+        "SERVER_PORT",
+        "HTTP_X_FORWARDED_HOST",
+        "HTTP_X_FORWARDED_PROTO",
+        "HTTP_X_FORWARDED_PORT",
+    )
+    # The interface language: the URL prefix, else the cookie or Accept-Language (the language middleware).
+    LANGUAGE = ("HTTP_ACCEPT_LANGUAGE", "HTTP_COOKIE")
+    MEDIA_TYPE = ("HTTP_ACCEPT",)  # content negotiation
+    CODING = ("HTTP_ACCEPT_ENCODING",)  # the wire middleware's, for every compressible response
+    FORM = ("CONTENT_TYPE", "CONTENT_LENGTH", "wsgi.input")  # a POST's form body (OAI-PMH arguments)
+
+    @property
+    def vary(self) -> str | None:
+        """The request header a response that reads this input names in ``Vary`` (None: the URL carries it)."""
+        return _VARY.get(self)
+
+
+_VARY = {Input.MEDIA_TYPE: "Accept", Input.CODING: "Accept-Encoding"}
+# Read by the framework for every request, whatever the view: the method (GET and HEAD are answered alike,
+# other methods are never kept) and the server's own facts.
+IGNORED = frozenset({"REQUEST_METHOD", "SERVER_PROTOCOL", "REMOTE_ADDR", "wsgi.errors", "wsgi.multiprocess"})
+_BY_KEY = {key: member for member in Input for key in member.value}
+ATTRIBUTE = "varies_on"
+
+
+def varies_on(*inputs: Input) -> Callable[[V], V]:
+    """Declare that the decorated view's response depends on ``inputs`` (the path always)."""
+    declared = frozenset((Input.PATH, *inputs))
+
+    def mark(view: V) -> V:
+        setattr(view, ATTRIBUTE, declared)
+        return view
+
+    return mark
+
+
+def declared_inputs(view: object) -> frozenset[Input] | None:
+    """What ``view`` declared (None: nothing; a class-based view declares on its class)."""
+    found = getattr(view, ATTRIBUTE, None)
+    return found if isinstance(found, frozenset) else None
+
+
+def inputs_of(keys: Iterable[str]) -> tuple[frozenset[Input], frozenset[str]]:
+    """The inputs environ ``keys`` belong to, and the keys that belong to none (and are not :data:`IGNORED`)."""
+    found = {_BY_KEY[key] for key in keys if key in _BY_KEY}
+    unknown = {key for key in keys if key not in _BY_KEY and key not in IGNORED}
+    return frozenset(found), frozenset(unknown)
