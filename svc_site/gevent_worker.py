@@ -115,8 +115,12 @@ class GeventWorker(_GeventWorker):
         servers = []
         for listener in self.sockets:
             listener.setblocking(1)
+            # The listener's name is read now: once the worker stops, server.close() closes its copy of the
+            # socket, and a connection accepted just before must still be answered.
             server = StreamServer(
-                listener, handle=functools.partial(self.handle, listener), spawn=Pool(self.worker_connections)
+                listener,
+                handle=functools.partial(self.handle, listener.getsockname()),
+                spawn=Pool(self.worker_connections),
             )
             if self.cfg.workers > 1:
                 server.max_accept = 1  # leave the next connection to an idler worker
@@ -151,10 +155,9 @@ class GeventWorker(_GeventWorker):
         for idle in list(self._idle.values()):
             idle.wake.set()
 
-    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+    def handle(self, listener_name: Any, client: Any, addr: Any) -> None:
         client.setblocking(1)
         parser = http.get_parser(self.cfg, client, addr)
-        listener_name = listener.getsockname()
         req = None
         try:
             while self._next_request_arrives(client, parser):

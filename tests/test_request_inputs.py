@@ -72,7 +72,9 @@ class Recorder:
 
         def get_language() -> str | None:
             caller = sys._getframe(1).f_globals.get("__name__", "")
-            if not caller.startswith("django.urls"):  # reversing a URL reads the language of every URL alike
+            # Reversing a URL reads the language of every URL alike; `translation.override` reads it only to
+            # put it back afterwards (the sitemap names every language's URL under each one in turn).
+            if not caller.startswith(("django.urls", "django.utils.translation")):
                 environ.read.add("LANGUAGE")
             return original()
 

@@ -798,6 +798,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
     return _cached_page(request, memo, ("browse", kind, query), render)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
 @require_safe
 def about(request: HttpRequest) -> HttpResponse:
     catalog = catalog_of(request)

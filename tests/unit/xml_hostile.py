@@ -26,6 +26,8 @@ from tests.oai_support import write_data
 # A quote, markup, an entity-like text, C0 controls, a lone surrogate and a non-character.
 HOSTILE = 'a"b<c>&amp;\x01\x0b\ud800\ufffe d'
 CLEAN = 'a"b<c>&amp; d'  # what a parser reads back: only the characters XML cannot carry are gone
+# Read from a data file, the lone surrogate is already U+FFFD (the loader's repair, catalog.domain.text_repair).
+LOADED_CLEAN = 'a"b<c>&amp;\ufffd d'
 BASE_URL = "https://meta.example.org"
 
 
