@@ -42,7 +42,7 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path: Path):
         received = [client.recv(65536)]
 
         server.process.send_signal(signal.SIGTERM)
-        time.sleep(0.5)
+        server.wait_for_output("Handling signal: term")  # the stop has begun
         assert server.process.poll() is None, "the server stopped with a response half sent"
 
         while chunk := client.recv(65536):
