@@ -1,9 +1,8 @@
-"""Helpers for the operations tests: small data directories, the Dockerfile, a look inside server processes."""
+"""Helpers for the operations tests: small data directories, a look inside server processes."""
 
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -32,24 +31,3 @@ def mapped_files(pid: int) -> set[str]:
     """The files (shared libraries included) mapped into a process."""
     lines = Path(f"/proc/{pid}/maps").read_text().splitlines()
     return {line.split(maxsplit=5)[5] for line in lines if len(line.split(maxsplit=5)) == 6}
-
-
-def final_stage() -> list[str]:
-    """The Dockerfile's last stage, one instruction per item (continuation lines joined)."""
-    text = (PROJECT_ROOT / "Dockerfile").read_text().replace("\\\n", " ")
-    instructions = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    last_from = max(i for i, line in enumerate(instructions) if line.startswith("FROM "))
-    return instructions[last_from:]
-
-
-def instruction(stage: list[str], keyword: str) -> str:
-    (value,) = [line[len(keyword) + 1 :] for line in stage if line.startswith(keyword + " ")]
-    return value
-
-
-def image_environment(stage: list[str]) -> dict[str, str]:
-    env: dict[str, str] = {}
-    for line in stage:
-        if line.startswith("ENV "):
-            env.update(item.partition("=")[::2] for item in shlex.split(line[4:]))
-    return env

@@ -6,8 +6,10 @@ import pytest
 from lxml import html
 
 from catalog.domain.browse import BrowseQuery, browse, build_entries
+from catalog.domain.loader import load_catalog
 from catalog.domain.search import normalise
 from catalog.formats import links
+from tests import datadir
 from tests.conftest import CORPUS_DIR
 
 pytestmark = pytest.mark.usefixtures("static_assets")
@@ -51,13 +53,26 @@ def test_person_search_is_accent_insensitive_and_needs_every_word(client, corpus
     assert tree.xpath("string(//h2[@id='results-heading'])") == "Nothing matches"
 
 
-def test_accents_fold_like_the_project_listing(corpus):
-    entries = build_entries(corpus, "organizations")
-    accented = next((e for e in entries if normalise(e.name) != e.name.casefold()), None)
-    if accented is None:
-        pytest.skip("no organization name with accents in the corpus")
-    plain_words = normalise(accented.name)
-    assert accented in browse(entries, BrowseQuery(plain_words)).items
+@pytest.fixture(scope="module")
+def accented_catalog(tmp_path_factory):
+    """A small data directory with one organization whose name has accents and one without."""
+    root = datadir.write_data_dir(
+        tmp_path_factory.mktemp("accents"),
+        organizations=[
+            datadir.organization("organization-001", "Université de Genève"),
+            datadir.organization("organization-002", "Example Institute"),
+        ],
+    )
+    return load_catalog(root)
+
+
+def test_accents_fold_like_the_project_listing(accented_catalog):
+    entries = build_entries(accented_catalog, "organizations")
+    accented = [e for e in entries if normalise(e.name) != e.name.casefold()]
+    assert [e.name for e in accented] == ["Université de Genève"]
+    plain_words = normalise(accented[0].name)
+    assert plain_words == "universite de geneve"
+    assert list(browse(entries, BrowseQuery(plain_words)).items) == [accented[0]]
 
 
 def test_sort_by_projects_and_reverse_name_and_pages(client, corpus):

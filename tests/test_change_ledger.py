@@ -15,12 +15,13 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from email.utils import formatdate
 from pathlib import Path
 
 import feedparser
 import pytest
-from lxml import etree
+from lxml import etree, html
 from sickle import Sickle
 
 from catalog.domain.ledger import LEDGER_PATH, iter_entries
@@ -79,10 +80,13 @@ def stamped(tmp_path_factory: pytest.TempPathFactory) -> Stamped:
     removed = records.pop(7)
     records_path.write_text(json.dumps(records))
 
+    before = int(time.time())  # whole seconds, like the ledger's times
     second_run = run_svc("stamp", str(data_dir), "--activate-in", "0")
+    after = int(time.time())
     assert second_run.returncode == 0, second_run.stderr
     assert "added 0, changed 1, deleted 2," in second_run.stdout
     second = max(e.changed for e in iter_entries((data_dir / LEDGER_PATH).open(encoding="utf-8")))
+    assert before <= second <= after  # the second stamp's own moment, to the second
     removed_name = load_catalog(SAMPLE_DIR).get_project(REMOVED_PROJECT).name
     return Stamped(data_dir, first, second, removed["pid"], edited["pid"], removed_project_pid, removed_name)
 
@@ -92,6 +96,16 @@ def server(stamped: Stamped):
     running = start_server(stamped.data_dir, HIGH_LIMITS_ENV)
     yield running
     stop_server(running)
+
+
+def moment(timestamp: int) -> datetime:
+    return datetime.fromtimestamp(timestamp, UTC)
+
+
+def withdrawn_at(body: bytes) -> datetime:
+    """The moment a 410 page says the item was withdrawn (its one ``<time datetime>``)."""
+    (stamp,) = html.fromstring(body).xpath("//main//time/@datetime")
+    return datetime.fromisoformat(stamp)
 
 
 def sickle(server: Server) -> Sickle:
@@ -183,7 +197,7 @@ def test_pages_and_documents_of_withdrawn_items_answer_410(server: Server, stamp
         status, headers, body = fetch(server, path)
         assert status == 410 and headers["Content-Type"].startswith("text/html")
         assert b"withdrawn" in body and b'href="/projects"' in body
-        assert format_datestamp(stamped.second)[:10].encode() in body
+        assert withdrawn_at(body) == moment(stamped.second), path
     for path in (f"/api/v2/projects/{REMOVED_PROJECT}", f"/api/v2/projects/{RECORDS_OF}/records/{suffix}"):
         status, headers, body = fetch(server, path)
         assert status == 410 and headers["Content-Type"] == "application/problem+json"
@@ -224,7 +238,7 @@ def test_the_sitemap_dates_projects(server: Server, stamped: Stamped) -> None:
     _, _, body = fetch(server, "/sitemap.xml")
     urls = etree.fromstring(body).findall("{http://www.sitemaps.org/schemas/sitemap/0.9}url")
     lastmod = {u.findtext("{*}loc").rpartition("/")[2]: u.findtext("{*}lastmod") for u in urls}
-    assert lastmod[EDITED].startswith(time.strftime("%Y-%m-%d", time.gmtime(stamped.second)))
+    assert datetime.fromisoformat(lastmod[EDITED]) == moment(stamped.second)
 
 
 def test_the_atom_feeds_list_the_changes(server: Server, stamped: Stamped) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
 from tests.conftest import CORPUS_DIR, PROJECT_ROOT, Server, start_server, stop_server
 
@@ -28,6 +28,13 @@ CHROMIUM_ARGS = [
 ]
 AXE = PROJECT_ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def expect_hidden(locator: Locator, count: int = 1) -> None:
+    """Exactly ``count`` elements match and each is hidden (``is_hidden()`` alone is true when none matches)."""
+    expect(locator).to_have_count(count)
+    for index in range(count):
+        expect(locator.nth(index)).to_be_hidden()
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +73,7 @@ def test_tabs_switch_in_place_and_update_the_address(page: Page, server: Server)
     page.get_by_role("tab", name="Contributors").click()
     expect(page).to_have_url(server.base_url + "/projects/0803?tab=contributors")
     expect(page.locator("#panel-contributors")).to_be_visible()
-    assert page.locator("#panel-overview").is_hidden()
+    expect_hidden(page.locator("#panel-overview"))
     assert page.get_by_role("tab", name="Contributors").get_attribute("aria-selected") == "true"
     assert page.evaluate("window.notReloaded") is True
     assert page.evaluate("history.length") == history_length  # replaced, not pushed
@@ -93,8 +100,8 @@ def test_without_javascript_tabs_are_links_and_filters_apply(browser: Browser, s
     page.get_by_role("link", name="Publications", exact=True).click()
     page.wait_for_url("**/projects/0803?tab=publications")
     assert page.locator("#panel-publications").is_visible()
-    assert page.locator("#panel-overview").is_hidden()
-    assert page.locator("button.copy").first.is_hidden()  # copy buttons need JavaScript
+    expect_hidden(page.locator("#panel-overview"))
+    expect_hidden(page.locator("button.copy"), count=2)  # permalink and citation: copy buttons need JavaScript
 
     page.goto(server.base_url + "/projects")
     expect(page.get_by_role("checkbox", name=re.compile(r"^Finished"))).to_be_visible()  # open on a wide screen
@@ -163,7 +170,7 @@ def test_style_chooser_switches_the_citation(page: Page, server: Server):
     page.goto(server.base_url + "/projects/0803")
     citation = page.locator("#citation")
     expect(citation).to_contain_text("Schellewald, B., Hug, H., & Rosenthaler, L. (2011)")
-    assert page.locator(".style-chooser button").is_hidden()  # the choice applies at once with JavaScript
+    expect_hidden(page.locator(".style-chooser button"))  # the choice applies at once with JavaScript
     with page.expect_navigation():
         page.get_by_label("Style").select_option("harvard")
     page.wait_for_url("**/projects/0803?style=harvard")
@@ -180,14 +187,15 @@ def test_filters_fold_on_a_phone(browser: Browser, server: Server, javascript: b
     )
     page = context.new_page()
     page.goto(server.base_url + "/projects")
-    assert page.get_by_role("checkbox", name=re.compile(r"^Finished")).is_hidden()  # folded behind "Filters"
+    # get_by_role leaves hidden elements out unless asked: the folded checkbox must be there, hidden.
+    expect_hidden(page.get_by_role("checkbox", name=re.compile(r"^Finished"), include_hidden=True))  # folded
     first_card = page.locator("ul.cards > li").first.bounding_box()
     assert first_card is not None and first_card["y"] < 844  # the results start on the first screen
     page.locator("label[data-filters-fold]").click()
     expect(page.get_by_role("checkbox", name=re.compile(r"^Finished"))).to_be_visible()
     more = page.locator("details.more-values > summary").first
-    hidden_before = page.locator("details.more-values").first.get_by_role("checkbox").first
-    assert hidden_before.is_hidden()
+    hidden_before = page.locator("details.more-values").first.get_by_role("checkbox", include_hidden=True).first
+    expect_hidden(hidden_before)
     more.click()
     expect(hidden_before).to_be_visible()
     context.close()

@@ -16,8 +16,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+import yaml
 
-from tests.conftest import CORPUS_DIR, free_port
+from tests.conftest import CORPUS_DIR, PROJECT_ROOT, free_port
 from tests.image_support import BUILD_IMAGE, Container, Image, image_config, pss_mib, run_container
 from tests.oai_support import NS, OAI_PATH, parse_valid
 from tests.ops_support import mapped_files, write_data_set
@@ -101,6 +102,34 @@ def test_image_healthcheck_passes(corpus_container: Container):
     assert corpus_container.inspect("{{json .Config.Healthcheck.Test}}") == '["CMD","/opt/svc/bin/svc","healthcheck"]'
     check = corpus_container.image.podman("healthcheck", "run", corpus_container.name, check=False)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_compose_service_serves_and_passes_its_probe_in_the_image(svc_image: Image, tmp_path: Path):
+    """deploy/compose.yaml's svc service as podman runs it: its data mount, its environment, its probe.
+
+    A small data set takes the sample data's place, and SVC_CACHE_URL is left out
+    (no Redis here: the OAI limits fail open); the root is read-only, as compose says.
+    """
+    service = yaml.safe_load((PROJECT_ROOT / "deploy" / "compose.yaml").read_text())["services"]["svc"]
+    assert service["read_only"] is True  # as every container of this file runs
+    (volume,) = service["volumes"]
+    _, target, mode = volume.rsplit(":", 2)
+    assert mode == "ro"
+    data = readable_by_all(write_data_set(tmp_path / "data", ["0001"]))
+    environment = [f"--env={name}={value}" for name, value in service["environment"].items() if name != "SVC_CACHE_URL"]
+    container = run_container(
+        svc_image, "svc-test-compose", free_port(), "--volume", f"{data}:{target}:ro", *environment
+    )
+    try:
+        container.wait_healthy()  # the image finds its data where compose mounts it
+        status, _, body = container.get("/api/v2/projects/0001")
+        assert status == 200 and json.loads(body)["shortcode"] == "0001"
+        kind, *probe = service["healthcheck"]["test"]
+        assert kind == "CMD"  # run as given, no shell (the image has none)
+        check = svc_image.podman("exec", container.name, *probe, check=False)
+        assert check.returncode == 0, check.stdout + check.stderr
+    finally:
+        container.remove()
 
 
 def test_logs_are_json_lines_on_standard_output(corpus_container: Container):

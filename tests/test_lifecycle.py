@@ -11,6 +11,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from bench import reload_under_load
 from catalog.domain.loader import load_catalog
 from svc_site.middleware import DATA_VERSION_HEADER
@@ -40,7 +42,7 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path: Path):
         received = [client.recv(65536)]
 
         server.process.send_signal(signal.SIGTERM)
-        time.sleep(0.5)
+        server.wait_for_output("Handling signal: term")  # the stop has begun
         assert server.process.poll() is None, "the server stopped with a response half sent"
 
         while chunk := client.recv(65536):
@@ -87,6 +89,15 @@ class Load:
 
     def served_since(self, moment: float) -> set[str]:
         return {version for at, version in self.versions if at >= moment}
+
+    def served_after(self, moment: float, count: int = 20, timeout: float = 30) -> set[str]:
+        """The versions served since ``moment``, once ``count`` responses have come (a deadline, not a pause)."""
+        end = time.monotonic() + timeout
+        while sum(1 for at, _ in self.versions if at >= moment) < count:
+            if time.monotonic() > end:
+                raise TimeoutError(f"fewer than {count} responses in {timeout} s (failures: {self.failures[-3:]})")
+            time.sleep(0.05)
+        return self.served_since(moment)
 
     def wait_until_only(self, version: str, timeout: float = 20) -> None:
         """Until every response for half a second came from ``version`` (old workers are gone)."""
@@ -136,7 +147,7 @@ def test_sighup_reloads_without_dropping_requests_and_keeps_good_data(tmp_path: 
             "reload refused: projects/0001.json, records/0001-records.json could not be loaded; "
             f"still serving data version {second}"
         )
-        time.sleep(1)
+        assert load.served_after(time.monotonic()) == {second}
 
         # The data directory gone (a failed mount, a dangling link): same.
         switch(current, releases / "missing")
@@ -155,9 +166,7 @@ def test_sighup_reloads_without_dropping_requests_and_keeps_good_data(tmp_path: 
             "projects/, persons/, organizations/, clusters/, collections/, records/; "
             f"still serving data version {second}"
         )
-        moment = time.monotonic()
-        time.sleep(1)
-        assert load.served_since(moment) == {second}
+        assert load.served_after(time.monotonic()) == {second}
     finally:
         load.stop()
         output = stop_server(server)
@@ -170,6 +179,7 @@ def test_sighup_reloads_without_dropping_requests_and_keeps_good_data(tmp_path: 
 # -- connections across a reload or a stop (issue 21, points 4 and 5) ---------------------------------------------
 
 
+@pytest.mark.slow  # SIGHUPS reloads a second apart under load, then a graceful stop: half a minute or more
 def test_sighups_under_keep_alive_load_lose_no_request_and_log_no_error(tmp_path: Path):
     """Four clients reusing their connections in a loop while the server reloads: every request is answered.
 
@@ -216,7 +226,7 @@ def test_sigterm_answers_a_request_being_read_and_closes_idle_connections_quietl
         assert b"Connection: keep-alive" in _read_response(idle)
         reading = _connect(server)
         reading.sendall(b"GET /healthz HTTP/1.1\r\nHost: localh")  # a request half received
-        time.sleep(0.5)
+        _wait_until_server_read(reading)
 
         server.process.send_signal(signal.SIGTERM)
         assert idle.recv(1024) == b""  # closed between requests, without an unasked-for answer
@@ -228,6 +238,23 @@ def test_sigterm_answers_a_request_being_read_and_closes_idle_connections_quietl
     finally:
         output = stop_server(server)
     assert " ERROR " not in output and "Traceback" not in output, output
+
+
+def _wait_until_server_read(client: socket.socket, timeout: float = 30) -> None:
+    """Until the server's end of ``client``'s connection has nothing left to read (the kernel's receive queue)."""
+
+    def hex_address(address: tuple[str, int]) -> str:
+        return f"{socket.inet_aton(address[0])[::-1].hex().upper()}:{address[1]:04X}"
+
+    server_end, client_end = hex_address(client.getpeername()), hex_address(client.getsockname())
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            _, local, remote, _, queues, *_ = line.split()
+            if (local, remote) == (server_end, client_end) and int(queues.partition(":")[2], 16) == 0:
+                return
+        time.sleep(0.01)
+    raise TimeoutError("the server did not read the request's first bytes")
 
 
 def test_a_request_head_slower_than_the_deadline_is_answered_408(tmp_path: Path):
@@ -246,6 +273,7 @@ def test_a_request_head_slower_than_the_deadline_is_answered_408(tmp_path: Path)
     assert " ERROR " not in output and "Traceback" not in output, output
 
 
+@pytest.mark.slow  # STOP_TRIALS starts of `svc serve`, each waited for: a minute or more on a busy machine
 def test_sigterm_right_after_start_stops_the_whole_process_tree(tmp_path: Path):
     """The stop no longer waits for the graceful timeout when it comes while the workers boot.
 

@@ -1,0 +1,44 @@
+"""oaipmh.datestamps: second-granularity datestamps and inclusive ranges (parsing is in test_oai_datestamps.py)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from oaipmh.datestamps import MAX_STAMP, MIN_STAMP, DateRange, format_datestamp, now_datestamp, parse_range
+
+
+def test_stamps_beyond_four_digit_years_are_clamped_to_the_writable_range():
+    assert format_datestamp(MIN_STAMP - 1) == format_datestamp(MIN_STAMP) == "0001-01-01T00:00:00Z"
+    assert format_datestamp(MAX_STAMP + 1) == format_datestamp(MAX_STAMP) == "9999-12-31T23:59:59Z"
+
+
+def test_now_is_the_current_second():
+    before = int(time.time())
+    now = now_datestamp()
+    after = int(time.time())
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", now)
+    assert format_datestamp(before) <= now <= format_datestamp(after)
+
+
+@pytest.mark.parametrize(
+    "low, high, inside, outside",
+    [
+        (10, 20, [10, 15, 20], [9, 21]),  # both bounds inclusive
+        (10, None, [10, 10**12], [9]),
+        (None, 20, [-(10**12), 20], [21]),
+        (None, None, [-(10**12), 0, 10**12], []),
+    ],
+)
+def test_a_range_contains_its_bounds(low, high, inside, outside):
+    bounds = DateRange(low, high)
+    assert [bounds.contains(stamp) for stamp in inside + outside] == [True] * len(inside) + [False] * len(outside)
+    assert bounds.unbounded is (low is None and high is None)
+
+
+def test_a_day_until_holds_the_days_last_second_and_not_the_next_days_first():
+    day = parse_range(None, "2012-06-19")
+    assert day.contains(1340150399)  # 2012-06-19T23:59:59Z
+    assert not day.contains(1340150400)  # 2012-06-20T00:00:00Z
