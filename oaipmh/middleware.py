@@ -12,7 +12,8 @@ from gevent import monkey
 
 from catalog.web.client import request_client
 from oaipmh import ratelimit
-from oaipmh.ratelimit import TokenBucket, store_for
+from oaipmh.leases import FleetLeases, Lease
+from oaipmh.ratelimit import RedisStore, TokenBucket, store_for
 
 # How long a request waits at most for the others its worker has received to catch up.
 _CATCH_UP_SECONDS = 0.001
@@ -52,16 +53,17 @@ class AdmissionMiddleware:
         self.get_response = get_response
         path = settings.SVC.oai_path
         self.paths = frozenset({f"/{path}", f"/{path}/"})
-        self._bucket: tuple[object, TokenBucket] | None = None
+        self._limits: tuple[object, TokenBucket, FleetLeases | None] | None = None
 
-    def bucket(self, config: Any) -> TokenBucket:
-        """The token bucket of ``config``, made once (tests swap the configuration; production never does)."""
-        if self._bucket is None or self._bucket[0] is not config:
-            limits = TokenBucket(
-                store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
-            )
-            self._bucket = (config, limits)
-        return self._bucket[1]
+    def limits(self, config: Any) -> tuple[TokenBucket, FleetLeases | None]:
+        """The token bucket of ``config`` and, with Redis, its fleet-wide leases; made once (tests swap the
+        configuration; production never does)."""
+        if self._limits is None or self._limits[0] is not config:
+            store = store_for(config.cache_url)
+            bucket = TokenBucket(store, config.oai_rate_limit_per_second, config.oai_rate_limit_burst)
+            leases = FleetLeases(store, config.oai_lease_seconds) if isinstance(store, RedisStore) else None
+            self._limits = (config, bucket, leases)
+        return self._limits[1], self._limits[2]
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path_info not in self.paths:
@@ -71,14 +73,22 @@ class AdmissionMiddleware:
         in_flight = ratelimit.in_flight.enter(client, config.oai_max_concurrent)
         if in_flight is None:
             return _too_busy(1)
+        bucket, leases = self.limits(config)
+        lease: Lease | None = None
         try:
+            if leases is not None:  # with Redis: the client's requests on other workers and replicas count too
+                lease = leases.enter(client, config.oai_max_concurrent)
+                if lease is None:
+                    return _too_busy(1)
             # Let the other requests this worker has already received run up to here first: under
             # gevent a request never yields by itself, so without this no request would ever see another.
             _yield_to_received_requests()
             if in_flight > 1:  # only requests overlapping another of the same client pay the rate limit
-                decision = self.bucket(config).take(client)
+                decision = bucket.take(client)
                 if not decision.allowed:
                     return _too_busy(decision.retry_after)
             return self.get_response(request)
         finally:
+            if lease is not None:
+                lease.release()
             ratelimit.in_flight.leave(client)
