@@ -4,8 +4,10 @@ Real processes started here (bench/fleet.py): `redis-server`, the replicas on a
 stamped copy of the real corpus behind a `current` link, and Debian's nginx
 with the shipped configuration (only the replicas' addresses and the port
 replaced). Clients go through the proxy; nginx's access log says which replica
-answered. The phases run in this file's order on one fleet, each leaving it
-whole (a killed replica is started again, Redis too).
+answered. Requests held in flight for the concurrency limit go through a second
+nginx with the same configuration that passes request bodies on as they come.
+The phases run in this file's order on one fleet, each leaving it whole (a
+killed replica is started again, Redis too).
 """
 
 from __future__ import annotations
