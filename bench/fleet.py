@@ -8,8 +8,11 @@ Starts a real `redis-server`, the replicas (one gunicorn worker each, the data
 directory a stamped copy reached through a `current` symlink) and nginx, all on
 free ports of 127.0.0.1, then runs four phases and prints their figures:
 
-- limits: one client goes over the shared OAI limits through the proxy; which
-  replica refused it, and with which Retry-After;
+- limits: one client goes over the shared OAI rate limit through the proxy,
+  another sends more requests at once than SVC_OAI_MAX_CONCURRENT; which
+  replica refused them, and with which Retry-After;
+- lease: a replica holding a client's requests is killed; how long the other
+  replicas still count them (until their leases lapse);
 - kill: clients load the proxy while one replica is killed with SIGKILL;
 - redis: Redis is killed while overlapping requests come in, then restarted;
 - release: validate → stamp → switch the link → SIGHUP one replica at a time,
@@ -27,6 +30,7 @@ import argparse
 import http.client
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -40,18 +44,28 @@ from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bench.nginx_proxy import Nginx, wait_listening
 from bench.run import PROJECT_ROOT, SVC, free_port
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 OAI_PATH = "/oai"
-# Limits tight enough to reach with a few requests; a token takes 1000 s to come back.
-LIMITS = {"SVC_OAI_RATE_LIMIT_PER_SECOND": "0.001", "SVC_OAI_RATE_LIMIT_BURST": "5", "SVC_OAI_MAX_CONCURRENT": "2"}
+# Limits tight enough to reach with a few requests; a token takes 1000 s to come back. In flight: one
+# request held on each of three replicas and one more (the rate phase), but not one per replica more.
+LIMITS = {"SVC_OAI_RATE_LIMIT_PER_SECOND": "0.001", "SVC_OAI_RATE_LIMIT_BURST": "5", "SVC_OAI_MAX_CONCURRENT": "4"}
 BURST = int(LIMITS["SVC_OAI_RATE_LIMIT_BURST"])
 MAX_CONCURRENT = int(LIMITS["SVC_OAI_MAX_CONCURRENT"])
+LEASE_SECONDS = 5  # SVC_OAI_LEASE_SECONDS of the replica killed with requests in flight
 REDIS_WARNING = "Redis unreachable"
-REDIS_BACK = "OAI rate limits are shared through Redis again"
+REDIS_BACK = "OAI rate and concurrency limits are shared through Redis again"
+# deploy/nginx.conf reads a whole request before passing it on; this proxy passes a body on as it comes, so
+# that a request whose client holds back the rest of its body stays in flight on the replica nginx chose.
+STREAMING_BODIES = "    proxy_request_buffering off;\n"
+HELD_REQUEST = (
+    f"POST {OAI_PATH} HTTP/1.1\r\nHost: localhost\r\n"
+    "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 13\r\n\r\nverb="
+).encode()  # the rest of the body, b"Identify", lets it finish
 _RELOADED = re.compile(r"reloaded data version (\S+)")
 
 
@@ -190,8 +204,8 @@ def held_oai_requests(replicas: Sequence[Replica], source: str, count: int = 1) 
     """``count`` OAI requests of client ``source`` in flight on each replica: form bodies announced, not sent yet.
 
     With one worker per replica, every other OAI request of that client on a
-    replica overlaps them: it pays the (shared) rate limit, and beyond
-    SVC_OAI_MAX_CONCURRENT it is refused.
+    replica overlaps them: it pays the (shared) rate limit. Each counts
+    against SVC_OAI_MAX_CONCURRENT in the whole fleet.
     """
     sockets = []
     try:
@@ -199,10 +213,7 @@ def held_oai_requests(replicas: Sequence[Replica], source: str, count: int = 1) 
             for _ in range(count):
                 sock = socket.create_connection(("127.0.0.1", replica.port), timeout=60, source_address=(source, 0))
                 sockets.append(sock)
-                sock.sendall(
-                    f"POST {OAI_PATH} HTTP/1.1\r\nHost: localhost\r\n"
-                    "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 13\r\n\r\nverb=".encode()
-                )
+                sock.sendall(HELD_REQUEST)
         # A worker that has read a request runs it without yielding until its view waits for the
         # body: once nothing is left unread, every held request is counted in flight.
         end = time.monotonic() + 60
@@ -219,6 +230,17 @@ def held_oai_requests(replicas: Sequence[Replica], source: str, count: int = 1) 
             except OSError:
                 pass
             sock.close()
+
+
+def read_reply(sock: socket.socket) -> tuple[int, str | None]:
+    """The status and Retry-After of the response that comes on ``sock``; (0, None) if the connection closes first."""
+    response = http.client.HTTPResponse(sock)
+    try:
+        response.begin()
+        response.read()
+    except (OSError, http.client.HTTPException):
+        return 0, None
+    return response.status, response.getheader("Retry-After")
 
 
 def unread_by_server(sock: socket.socket) -> int:
@@ -332,6 +354,30 @@ def read_access_log(path: Path) -> list[Access]:
     return entries
 
 
+def logged(nginx: Nginx, source: str, requests: int) -> list[Access]:
+    """Client ``source``'s lines in ``nginx``'s access log, once there are ``requests`` (nginx logs answered ones)."""
+    end = time.monotonic() + 30
+    while len(entries := [line for line in read_access_log(nginx.access_log_path) if line.client == source]) < requests:
+        if time.monotonic() > end:
+            raise TimeoutError(f"nginx logged {len(entries)} of {requests} requests of {source}")
+        time.sleep(0.05)
+    return entries
+
+
+def leases_key(source: str) -> str:
+    """The Redis key of client ``source``'s leases of requests in flight."""
+    from oaipmh.leases import KEY_PREFIX
+    from oaipmh.ratelimit import redis_key
+
+    return redis_key(KEY_PREFIX, source)
+
+
+def redis_now(client: Any) -> float:
+    """Redis's clock, the one leases lapse on."""
+    seconds, microseconds = client.time()
+    return float(seconds + microseconds / 1_000_000)
+
+
 def switch(link: Path, target: Path) -> None:
     """Point ``link`` at ``target`` in one atomic rename, as an operator switches releases."""
     staged = link.with_name(link.name + ".new")
@@ -420,16 +466,16 @@ class Fleet:
     def over_limits(self, source: str, requests: int) -> list[Answer]:
         """``requests`` OAI requests of client ``source`` through the proxy, one after the other, as answered."""
         replies = [get(self.proxy, f"{OAI_PATH}?verb=Identify", source) for _ in range(requests)]
-        # nginx logs a request once it has answered it: wait for every line of this client.
-        end = time.monotonic() + 30
-        while len(entries := [entry for entry in self.access_log() if entry.client == source]) < requests:
-            if time.monotonic() > end:
-                raise TimeoutError(f"nginx logged {len(entries)} of {requests} requests of {source}")
-            time.sleep(0.05)
+        entries = logged(self.nginx, source, requests)
         return [
             Answer(status, headers.get("retry-after"), self.answered_by(entry), len(entry.upstreams))
             for (status, headers, _), entry in zip(replies, entries[-requests:], strict=True)
         ]
+
+    def redis_client(self) -> Any:
+        import redis
+
+        return redis.Redis.from_url(self.redis.url)
 
     def load_paths(self) -> list[str]:
         """What the load clients ask: OAI (never cached by nginx), /healthz, a cached page, uncached API answers."""
@@ -467,9 +513,20 @@ class Fleet:
 
 
 @dataclass
+class ConcurrencyResult:
+    """Requests of one client at once, spread over the replicas by nginx, each held in flight where admitted."""
+
+    replies: list[tuple[int, str | None]]  # (status, Retry-After) of each request, as its client read it
+    answered: Counter[tuple[str, int]]  # (replica, status) per request, from nginx's access log
+    asked: set[int]  # how many replicas nginx asked for each request
+    leases_held: int  # the client's leases in Redis while its admitted requests were held
+    leases_after: int  # its leases in Redis once every request had ended
+
+
+@dataclass
 class LimitsResult:
     rate: list[Answer]  # a client whose requests overlap one held on each replica
-    concurrency: list[Answer]  # a client with SVC_OAI_MAX_CONCURRENT requests held on each replica
+    concurrency: ConcurrencyResult  # a client with more requests at once than SVC_OAI_MAX_CONCURRENT
 
 
 def limits(fleet: Fleet) -> LimitsResult:
@@ -477,9 +534,105 @@ def limits(fleet: Fleet) -> LimitsResult:
     every_replica_thrice = BURST + 3 * len(fleet.replicas)
     with held_oai_requests(fleet.replicas, "127.0.2.1"):
         rate = fleet.over_limits("127.0.2.1", every_replica_thrice)
-    with held_oai_requests(fleet.replicas, "127.0.2.2", MAX_CONCURRENT):
-        concurrency = fleet.over_limits("127.0.2.2", 2 * len(fleet.replicas))
+    # Enough requests that every replica gets more than the limit: each refuses some whatever the order.
+    concurrency = at_once(fleet, "127.0.2.2", (MAX_CONCURRENT + 1) * len(fleet.replicas))
     return LimitsResult(rate, concurrency)
+
+
+def at_once(fleet: Fleet, source: str, requests: int) -> ConcurrencyResult:
+    """``requests`` OAI requests of client ``source`` at once, through nginx, each holding back the end of its body.
+
+    nginx (``deploy/nginx.conf`` passing bodies on as they come) spreads them
+    over the replicas. A refused request is answered at once; an admitted one
+    waits in its view for the rest of its body. As admitted requests cannot
+    end meanwhile, no more are refused once all but SVC_OAI_MAX_CONCURRENT
+    have been; then every body is finished.
+    """
+    nginx = Nginx(fleet.root / "nginx-streaming", [r.port for r in fleet.replicas], STREAMING_BODIES, access_log=True)
+    redis = fleet.redis_client()
+    sockets: list[socket.socket] = []
+    replies: list[tuple[int, str | None]] = []
+    try:
+        for _ in range(requests):
+            sockets.append(socket.create_connection(("127.0.0.1", nginx.port), timeout=60, source_address=(source, 0)))
+            sockets[-1].sendall(HELD_REQUEST)
+        held = list(sockets)
+        # A limit that admits too many refuses too few: stop waiting for them before nginx gives up on the bodies
+        # (client_body_timeout 10s), so that what the replicas answered is seen.
+        end = time.monotonic() + 8
+        while len(replies) < requests - MAX_CONCURRENT and (remaining := end - time.monotonic()) > 0:
+            for sock in select.select(held, [], [], remaining)[0]:
+                replies.append(read_reply(sock))
+                held.remove(sock)
+        leases_held = redis.zcard(leases_key(source))
+        for sock in held:
+            sock.sendall(b"Identify")
+        replies += [read_reply(sock) for sock in held]
+        leases_after = redis.zcard(leases_key(source))
+        entries = logged(nginx, source, requests)
+    finally:
+        for sock in sockets:
+            sock.close()
+        nginx.stop()
+    return ConcurrencyResult(
+        replies,
+        Counter((fleet.answered_by(entry), entry.status) for entry in entries),
+        {len(entry.upstreams) for entry in entries},
+        leases_held,
+        leases_after,
+    )
+
+
+@dataclass
+class LeaseResult:
+    """A replica killed with requests of a client in flight; another replica asked by that client until it admits it."""
+
+    killed_at: float  # Redis's clock just after the kill
+    lapse_at: list[float]  # when each lease the dead replica left behind lapses, on Redis's clock
+    right_after: tuple[int, str | None]  # (status, Retry-After) of the client's first request after the kill
+    refused: int  # the client's requests refused between the kill and its first one admitted
+    last_refused_sent_at: float  # on Redis's clock, before that request was sent (0 if none was refused)
+    admitted_at: float  # Redis's clock once another replica had admitted the client again
+
+
+def killed_with_leases(fleet: Fleet, victim: Replica, lifetime: int) -> LeaseResult:
+    """SIGKILL ``victim`` while SVC_OAI_MAX_CONCURRENT requests of one client are in flight on it.
+
+    ``victim`` is first started again with SVC_OAI_LEASE_SECONDS=``lifetime``;
+    afterwards it is started as it was. The client then asks another replica
+    every 0.1 s until it is admitted.
+    """
+    source = "127.0.2.5"
+    other = next(replica for replica in fleet.replicas if replica is not victim)
+    redis = fleet.redis_client()
+    settings = victim.env
+    victim.stop()
+    victim.env = {**settings, "SVC_OAI_LEASE_SECONDS": str(lifetime)}
+    victim.start()
+    try:
+        victim.wait_ready()
+        with held_oai_requests([victim], source, MAX_CONCURRENT):
+            victim.kill()
+            killed_at = redis_now(redis)
+            lapse_at = [score for _, score in redis.zrange(leases_key(source), 0, -1, withscores=True)]
+            replies: list[tuple[float, int, str | None]] = []  # (sent at, status, Retry-After)
+            end = time.monotonic() + lifetime + 60
+            while not replies or replies[-1][1] != 200:
+                if time.monotonic() > end:
+                    raise TimeoutError(f"{other.name} still refuses {source} {lifetime + 60} s after the kill")
+                if replies:
+                    time.sleep(0.1)
+                sent_at = redis_now(redis)
+                status, headers, _ = get(other.base_url, f"{OAI_PATH}?verb=Identify", source)
+                replies.append((sent_at, status, headers.get("retry-after")))
+            admitted_at = redis_now(redis)
+    finally:
+        victim.stop()  # if it was not killed
+        victim.env = settings
+        victim.start()
+        victim.wait_ready()
+    refused = [sent_at for sent_at, status, _ in replies if status == 503]
+    return LeaseResult(killed_at, lapse_at, replies[0][1:], len(refused), max(refused, default=0.0), admitted_at)
 
 
 @dataclass
@@ -608,15 +761,19 @@ def rolling_release(fleet: Fleet, number: int, clients: int) -> ReleaseResult:
 # -- the long version -------------------------------------------------------------------------------
 
 
+def _reply(status: int, retry_after: str | None) -> str:
+    return f"{status}" + (f" (Retry-After {retry_after})" if retry_after else "")
+
+
 def _answers(answers: list[Answer]) -> str:
     by_replica: dict[str, Counter[str]] = {}
     for answer in answers:
-        key = f"{answer.status}" + (f" (Retry-After {answer.retry_after})" if answer.retry_after else "")
-        by_replica.setdefault(answer.replica, Counter())[key] += 1
-    return "; ".join(
-        f"{replica}: " + ", ".join(f"{count} x {key}" for key, count in sorted(counts.items()))
-        for replica, counts in sorted(by_replica.items())
-    )
+        by_replica.setdefault(answer.replica, Counter())[_reply(answer.status, answer.retry_after)] += 1
+    return "; ".join(f"{replica}: {_counts(counts)}" for replica, counts in sorted(by_replica.items()))
+
+
+def _counts(counts: Counter[str]) -> str:
+    return ", ".join(f"{count} x {key}" for key, count in sorted(counts.items()))
 
 
 def _load(result: LoadResult) -> str:
@@ -646,7 +803,21 @@ def main(argv: list[str] | None = None) -> int:
             print(f"fleet: {args.replicas} replicas, redis, nginx up in {time.monotonic() - started:.1f} s")
             shared = limits(fleet)
             print(f"limits, rate (burst {BURST} shared): {_answers(shared.rate)}")
-            print(f"limits, concurrency ({MAX_CONCURRENT} held per replica): {_answers(shared.concurrency)}")
+            at_once = shared.concurrency
+            print(
+                f"limits, concurrency ({len(at_once.replies)} requests at once, {MAX_CONCURRENT} in flight allowed): "
+                f"{_counts(Counter(_reply(*reply) for reply in at_once.replies))}; "
+                f"(replica, status): {dict(sorted(at_once.answered.items()))}; "
+                f"leases in Redis while held {at_once.leases_held}, after {at_once.leases_after}"
+            )
+            victim = fleet.replicas[-1]
+            lease = killed_with_leases(fleet, victim, LEASE_SECONDS)
+            print(
+                f"lease ({LEASE_SECONDS} s): {victim.name} killed with {len(lease.lapse_at)} requests in flight; "
+                f"the client's next request {lease.right_after}, refused {lease.refused} times, admitted again "
+                f"{lease.admitted_at - lease.killed_at:.1f} s after the kill (its leases lapsed from "
+                f"{min(lease.lapse_at) - lease.killed_at:.1f} s to {max(lease.lapse_at) - lease.killed_at:.1f} s)"
+            )
             for kill in range(args.kills):
                 victim = fleet.replicas[(kill + 1) % len(fleet.replicas)]
                 killed = kill_under_load(fleet, victim, args.clients, args.seconds)

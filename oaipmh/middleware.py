@@ -12,7 +12,8 @@ from gevent import monkey
 
 from catalog import runtime
 from catalog.web.client import request_client
-from oaipmh.ratelimit import Limits, TokenBucket
+from oaipmh.leases import FleetLeases, Lease
+from oaipmh.ratelimit import Limits, RedisStore, TokenBucket
 
 # How long a request waits at most for the others its worker has received to catch up.
 _CATCH_UP_SECONDS = 0.001
@@ -54,11 +55,12 @@ class AdmissionMiddleware:
         self.paths = frozenset({f"/{path}", f"/{path}/"})
 
     @staticmethod
-    def bucket(limits: Limits, config: Any) -> TokenBucket:
-        """The token bucket of ``config`` (a few arithmetic steps; its store is the state's)."""
-        return TokenBucket(
-            limits.store_for(config.cache_url), config.oai_rate_limit_per_second, config.oai_rate_limit_burst
-        )
+    def limits(limits: Limits, config: Any) -> tuple[TokenBucket, FleetLeases | None]:
+        """The token bucket of ``config`` and, with Redis, its fleet-wide leases (a few steps; the store is the
+        state's)."""
+        store = limits.store_for(config.cache_url)
+        bucket = TokenBucket(store, config.oai_rate_limit_per_second, config.oai_rate_limit_burst)
+        return bucket, FleetLeases(store, config.oai_lease_seconds) if isinstance(store, RedisStore) else None
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path_info not in self.paths:
@@ -69,14 +71,22 @@ class AdmissionMiddleware:
         in_flight = limits.in_flight.enter(client, config.oai_max_concurrent)
         if in_flight is None:
             return _too_busy(1)
+        bucket, leases = self.limits(limits, config)
+        lease: Lease | None = None
         try:
+            if leases is not None:  # with Redis: the client's requests on other workers and replicas count too
+                lease = leases.enter(client, config.oai_max_concurrent)
+                if lease is None:
+                    return _too_busy(1)
             # Let the other requests this worker has already received run up to here first: under
             # gevent a request never yields by itself, so without this no request would ever see another.
             _yield_to_received_requests()
             if in_flight > 1:  # only requests overlapping another of the same client pay the rate limit
-                decision = self.bucket(limits, config).take(client)
+                decision = bucket.take(client)
                 if not decision.allowed:
                     return _too_busy(decision.retry_after)
             return self.get_response(request)
         finally:
+            if lease is not None:
+                lease.release()
             limits.in_flight.leave(client)

@@ -14,6 +14,8 @@ Redis), so concurrent requests of one client never wait on each other.
 When Redis cannot be reached the limit fails open: requests are admitted,
 one WARNING per process says so every ``WARN_INTERVAL`` seconds, and Redis is
 asked again after ``RETRY_INTERVAL`` seconds (one INFO line when it answers).
+The fleet-wide count of requests in flight (:mod:`oaipmh.leases`) keeps its
+leases in the same Redis and shares that bookkeeping (:class:`RedisOutage`).
 """
 
 from __future__ import annotations
@@ -108,45 +110,67 @@ class RedisStore:
 
     A harvester must not be refused, nor a request fail, because the limit's
     store is down; the per-worker concurrency limit still bounds a flood.
-    After a failure Redis is left alone for ``RETRY_INTERVAL`` so that an
-    unresponsive one (a 1 s socket timeout) does not slow every request.
     """
 
     def __init__(self, url: str, clock: Callable[[], float] = time.monotonic) -> None:
         import redis  # only deployments with a shared Redis need the client
 
-        self._errors = redis.RedisError
-        self._script = redis.Redis.from_url(url, socket_timeout=1).register_script(_REDIS_GCRA)
+        self.errors = redis.RedisError
+        self.client = redis.Redis.from_url(url, socket_timeout=1)
+        self._script = self.client.register_script(_REDIS_GCRA)
+        self.outage = RedisOutage(clock)
+
+    def take(self, client: str, interval: float, tolerance: float) -> float:
+        if self.outage.resting():
+            return 0.0
+        try:
+            wait = float(self._script(keys=[redis_key(KEY_PREFIX, client)], args=[repr(interval), repr(tolerance)]))
+        except self.errors as error:
+            self.outage.failed(error)
+            return 0.0
+        self.outage.answered()
+        return wait
+
+
+class RedisOutage:
+    """When to ask a failing Redis again, and when to say so: one per Redis URL, for every limit kept there.
+
+    After a failure Redis is left alone for ``RETRY_INTERVAL`` so that an
+    unresponsive one (a 1 s socket timeout) does not slow every request.
+    """
+
+    def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
         self._retry_at = 0.0  # while failing: when to ask Redis again
         self._warned_at: float | None = None  # when the last WARNING was written
         self._failing = False
 
-    def take(self, client: str, interval: float, tolerance: float) -> float:
-        now = self.clock()
-        if self._failing and now < self._retry_at:
-            return 0.0
-        key = KEY_PREFIX + hashlib.blake2b(client.encode(), digest_size=12).hexdigest()
-        try:
-            wait = float(self._script(keys=[key], args=[repr(interval), repr(tolerance)]))
-        except self._errors as error:
-            self._failed(self.clock(), error)  # after the failure: a timeout may have taken a second
-            return 0.0
-        if self._failing:
-            self._failing = False
-            logger.info("OAI rate limits are shared through Redis again")
-        return wait
+    def resting(self) -> bool:
+        """Whether Redis failed less than ``RETRY_INTERVAL`` ago: not to be asked now."""
+        return self._failing and self.clock() < self._retry_at
 
-    def _failed(self, now: float, error: Exception) -> None:
+    def failed(self, error: Exception) -> None:
+        now = self.clock()  # after the failure: a timeout may have taken a second
         self._failing = True
         self._retry_at = now + RETRY_INTERVAL
         if self._warned_at is None or now - self._warned_at >= WARN_INTERVAL:
             self._warned_at = now
             logger.warning(
-                "Redis unreachable (%s): OAI rate limits not applied; next warning in %d s at the earliest",
+                "Redis unreachable (%s): OAI rate limits not applied, concurrent requests counted per worker; "
+                "next warning in %d s at the earliest",
                 _one_line(str(error)),
                 WARN_INTERVAL,
             )
+
+    def answered(self) -> None:
+        if self._failing:
+            self._failing = False
+            logger.info("OAI rate and concurrency limits are shared through Redis again")
+
+
+def redis_key(prefix: str, client: str) -> str:
+    """The key of ``client``'s entry under ``prefix``: a short digest, whatever the address looks like."""
+    return prefix + hashlib.blake2b(client.encode(), digest_size=12).hexdigest()
 
 
 def _one_line(text: str) -> str:

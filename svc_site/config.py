@@ -63,6 +63,7 @@ class Config:
     oai_rate_limit_per_second: float
     oai_rate_limit_burst: int
     oai_max_concurrent: int
+    oai_lease_seconds: int
     oai_repository_name: str
     oai_admin_email: str
     oai_repository_identifier: str
@@ -377,6 +378,8 @@ def _load(environ_map: Mapping[str, str]) -> tuple[Config, _Reader]:
         oai_rate_limit_per_second=read.number("SVC_OAI_RATE_LIMIT_PER_SECOND", 1.0, minimum=0.001, maximum=UNLIMITED),
         oai_rate_limit_burst=read.integer("SVC_OAI_RATE_LIMIT_BURST", 60, minimum=1, maximum=UNLIMITED),
         oai_max_concurrent=read.integer("SVC_OAI_MAX_CONCURRENT", 4, minimum=1, maximum=UNLIMITED),
+        # Default: deploy/nginx.conf's proxy_read_timeout, after which the proxy has given up on a request.
+        oai_lease_seconds=read.integer("SVC_OAI_LEASE_SECONDS", 60, minimum=1, maximum=3600),
         oai_repository_name=text("SVC_OAI_REPOSITORY_NAME", "DaSCH Service Platform Repository"),
         oai_admin_email=read.value("SVC_OAI_ADMIN_EMAIL", "info@dasch.swiss", _email, "an e-mail address"),
         oai_repository_identifier=read.value(

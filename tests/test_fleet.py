@@ -4,18 +4,31 @@ Real processes started here (bench/fleet.py): `redis-server`, the replicas on a
 stamped copy of the real corpus behind a `current` link, and Debian's nginx
 with the shipped configuration (only the replicas' addresses and the port
 replaced). Clients go through the proxy; nginx's access log says which replica
-answered. The phases run in this file's order on one fleet, each leaving it
-whole (a killed replica is started again, Redis too).
+answered. Requests held in flight for the concurrency limit go through a second
+nginx with the same configuration that passes request bodies on as they come.
+The phases run in this file's order on one fleet, each leaving it whole (a
+killed replica is started again, Redis too).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bench.fleet import BURST, Fleet, kill_under_load, limits, redis_outage, rolling_release
+from bench.fleet import (
+    BURST,
+    LEASE_SECONDS,
+    MAX_CONCURRENT,
+    Fleet,
+    kill_under_load,
+    killed_with_leases,
+    limits,
+    redis_outage,
+    rolling_release,
+)
 from bench.nginx_proxy import NGINX
 from tests.conftest import CORPUS_DIR
 
@@ -45,14 +58,30 @@ def test_a_client_over_the_oai_limits_gets_503_and_retry_after_from_every_replic
     assert {answer.replica for answer in refused} == names
     assert all(answer.retry_after is not None and int(answer.retry_after) >= 1 for answer in refused)
 
-    # SVC_OAI_MAX_CONCURRENT requests in flight on each replica: the next one is refused wherever it lands.
-    # (Retry-After: 1, not the bucket's wait: this is the concurrency limit, counted per worker.)
-    assert [(answer.status, answer.retry_after) for answer in result.concurrency] == [(503, "1")] * len(
-        result.concurrency
-    )
-    assert {answer.replica for answer in result.concurrency} == names
+    # More requests of one client at once than SVC_OAI_MAX_CONCURRENT, spread by nginx over the replicas (more than
+    # the limit on each): the limit admits that many in the whole fleet, not per replica, and every replica refuses.
+    at_once = result.concurrency
+    refusals = len(at_once.replies) - MAX_CONCURRENT
+    assert Counter(at_once.replies) == {(200, None): MAX_CONCURRENT, (503, "1"): refusals}
+    assert sum(at_once.answered.values()) == len(at_once.replies)
+    assert {replica for replica, status in at_once.answered if status == 503} == names
+    assert at_once.leases_held == MAX_CONCURRENT  # one lease in Redis per admitted request in flight
+    assert at_once.leases_after == 0  # each given back when its request ended
     # A refusal is final: nginx does not pass a 503 on to another replica.
-    assert {answer.asked for answer in result.rate + result.concurrency} == {1}
+    assert {answer.asked for answer in result.rate} == at_once.asked == {1}
+
+
+def test_a_killed_replica_holds_its_clients_places_until_their_leases_lapse_and_no_longer(fleet: Fleet):
+    result = killed_with_leases(fleet, fleet.replicas[-1], LEASE_SECONDS)
+
+    # The dead replica's requests keep their places for SVC_OAI_LEASE_SECONDS at most.
+    assert len(result.lapse_at) == MAX_CONCURRENT
+    assert all(result.killed_at < lapse <= result.killed_at + LEASE_SECONDS for lapse in result.lapse_at)
+    # Meanwhile another replica refuses the client, as if the requests were still running ...
+    assert result.right_after == (503, "1")
+    # ... but only while they hold all the places: once one lapses (on Redis's clock), the client is admitted.
+    assert result.last_refused_sent_at < min(result.lapse_at) <= result.admitted_at
+    assert fleet.replicas[-1].data_version() == fleet.replicas[0].data_version()  # started again, serving
 
 
 def test_killing_a_replica_under_load_costs_clients_no_request(fleet: Fleet):

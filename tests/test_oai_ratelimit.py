@@ -174,7 +174,7 @@ def test_an_unreachable_redis_admits_everyone_with_one_warning_per_interval(capl
             redis.start()  # empty: the buckets are full again
             clock.now += RETRY_INTERVAL
             assert [bucket.take("harvester").allowed for _ in range(3)] == [True, True, False]
-            assert lines(logging.INFO) == ["OAI rate limits are shared through Redis again"]
+            assert lines(logging.INFO) == ["OAI rate and concurrency limits are shared through Redis again"]
     finally:
         redis.stop()
 
