@@ -12,12 +12,14 @@ See docs/linked-data.md for the mapping table and the vocabularies.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from rdflib import BNode, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCAT, DCTERMS, FOAF, OWL, RDF, RDFS, SKOS, XSD
+from rdflib.plugins.serializers import jsonld as jsonld_serializer
 from rdflib.term import Node
 
 from catalog.domain import dates
@@ -138,14 +140,18 @@ def _ref(base_url: str, fragment: str) -> URIRef:
 
 
 class DcatGraph(Graph):
-    """A graph whose blank nodes are numbered in the order they are made.
+    """A graph that gives its triples back in the order they were added, blank nodes numbered likewise.
 
-    rdflib names blank nodes at random; numbered ones make every rendering of the
-    same data the same bytes, so that workers agree on entity tags.
+    Both make every rendering of the same data the same bytes, in every process, so that
+    workers and replicas agree on entity tags and harvesters see no false changes:
+    rdflib names blank nodes at random, and its default store hands out "all triples"
+    from a set, whose order follows the process's string-hash seed (``PYTHONHASHSEED``).
+    The ``SimpleMemory`` store keeps insertion order at every level (nested dicts), and
+    the builders add triples in the data's order.
     """
 
     def __init__(self) -> None:
-        super().__init__(bind_namespaces="core")
+        super().__init__(store="SimpleMemory", bind_namespaces="core")
         self._blank_nodes = 0
         self._described: set[URIRef] = set()
 
@@ -183,12 +189,31 @@ def new_graph() -> DcatGraph:
     return graph
 
 
+def _rdf_xml(graph: Graph) -> bytes:
+    """RDF/XML. rdflib names the namespaces it lacks a prefix for (ns1, ns2…) in the order of a
+    set of predicates; naming them first, in the graph's order, keeps the names the same."""
+    for predicate in graph.predicates(unique=True):
+        graph.namespace_manager.compute_qname_strict(str(predicate))
+    return graph.serialize(format="xml", encoding="utf-8")
+
+
+def _json_ld(graph: Graph) -> bytes:
+    """JSON-LD with its top-level nodes sorted by ``@id``: rdflib lists them in a set's order."""
+    context = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
+    document = jsonld_serializer.from_rdf(graph, context, auto_compact=True)
+    if isinstance(document.get("@graph"), list):
+        document["@graph"].sort(key=lambda node: node["@id"])
+    return json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False).encode()
+
+
 def serialise(graph: Graph, media_type: str) -> bytes:
-    """The graph in one of :data:`FORMATS` (by media type), UTF-8."""
+    """The graph in one of :data:`FORMATS` (by media type), UTF-8: for a :class:`DcatGraph`, the
+    same bytes in every process."""
     rdflib_format = next(name for name, media in FORMATS.items() if media == media_type)
     if rdflib_format == "json-ld":
-        context = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
-        return graph.serialize(format="json-ld", context=context, auto_compact=True, indent=1).encode()
+        return _json_ld(graph)
+    if rdflib_format == "xml":
+        return _rdf_xml(graph)
     return graph.serialize(format=rdflib_format, encoding="utf-8")
 
 

@@ -1,18 +1,23 @@
-"""The DCAT-AP writer without a server: paging, vocabularies, identical bytes on every rendering."""
+"""The DCAT-AP writer without a server: paging, vocabularies, the same bytes on every rendering and process."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from rdflib import Graph, Literal, URIRef
+from rdflib.compare import isomorphic
 from rdflib.namespace import DCAT, DCTERMS, RDF
 
 from catalog.domain.ledger import iso_time, read_view
 from catalog.domain.loader import load_catalog
 from catalog.formats import dcat, vocabularies
-from tests.conftest import SAMPLE_DIR, run_svc
+from tests.conftest import PROJECT_ROOT, SAMPLE_DIR, run_svc
 
 BASE = "https://meta.example.org"
 HYDRA = dcat.HYDRA
@@ -58,6 +63,61 @@ def test_every_rendering_is_the_same_bytes(sample, media_type: str) -> None:
     }
     assert len(bodies) == 1
     assert len(Graph().parse(data=bodies.pop(), format={v: k for k, v in dcat.FORMATS.items()}[media_type])) > 0
+
+
+# Renders every kind of description in every format into a directory, one file each.
+_RENDER_ALL = """
+import sys
+from pathlib import Path
+from catalog.domain.loader import load_catalog
+from catalog.formats import dcat, links
+
+catalog = load_catalog(Path(sys.argv[1]))
+out = Path(sys.argv[2])
+site = dcat.Site("https://meta.example.org", "Test", "https://meta.example.org/oai", "a@example.org",
+                 "http://creativecommons.org/licenses/by/4.0/")
+project = catalog.projects[0]
+cluster = next(iter(catalog.clusters.values()))
+collection = next(iter(catalog.collections.values()))
+members = lambda group: [catalog.get_project(s) for s in group.project_shortcodes]
+graphs = {
+    "catalogue": lambda: dcat.catalogue_page(catalog, site, 1, site.base_url + "/catalogue/dcat?page={page}"),
+    "project": lambda: dcat.project_graph(catalog, project, site),
+    "record": lambda: dcat.record_graph(catalog, project, catalog.records_of(project), 0, site),
+    "person": lambda: dcat.person_graph(catalog, next(iter(catalog.persons.values())), site),
+    "organization": lambda: dcat.organization_graph(catalog, next(iter(catalog.organizations.values())), site),
+    "cluster": lambda: dcat.group_graph(cluster, members(cluster), links.cluster_path(cluster.id), site),
+    "collection": lambda: dcat.group_graph(collection, members(collection), links.collection_path(collection.id), site),
+}
+for kind, graph in graphs.items():
+    for rdflib_format, media_type in dcat.FORMATS.items():
+        (out / f"{kind}.{rdflib_format}").write_bytes(dcat.serialise(graph(), media_type))
+"""
+KINDS = ("catalogue", "project", "record", "person", "organization", "cluster", "collection")
+
+
+def _render_all(out: Path, hash_seed: str) -> dict[str, bytes]:
+    out.mkdir()
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    subprocess.run(
+        [sys.executable, "-c", _RENDER_ALL, str(SAMPLE_DIR), str(out)], env=env, cwd=PROJECT_ROOT, check=True
+    )
+    return {path.name: path.read_bytes() for path in sorted(out.iterdir())}
+
+
+def test_every_process_writes_the_same_bytes_whatever_its_hash_seed(tmp_path) -> None:
+    """Replicas behind a load balancer must agree on entity tags: one process per string-hash seed."""
+    first = _render_all(tmp_path / "seed-1", "1")
+    second = _render_all(tmp_path / "seed-2", "2")
+    assert sorted(first) == sorted(f"{kind}.{name}" for kind in KINDS for name in dcat.FORMATS)
+    assert [name for name in first if first[name] != second[name]] == []
+
+
+@pytest.mark.parametrize("rdflib_format", dcat.FORMATS)
+def test_each_format_writes_the_graph_it_was_given(sample, rdflib_format: str) -> None:
+    graph = dcat.catalogue_page(sample, SITE, 1, BASE + "/x?page={page}")
+    written = dcat.serialise(graph, dcat.FORMATS[rdflib_format])
+    assert isomorphic(Graph().parse(data=written, format=rdflib_format), graph)
 
 
 @pytest.mark.parametrize(
