@@ -366,8 +366,8 @@ def logged(nginx: Nginx, source: str, requests: int) -> list[Access]:
 
 def leases_key(source: str) -> str:
     """The Redis key of client ``source``'s leases of requests in flight."""
+    from catalog.web.ratelimit import redis_key
     from oaipmh.leases import KEY_PREFIX
-    from oaipmh.ratelimit import redis_key
 
     return redis_key(KEY_PREFIX, source)
 
@@ -693,7 +693,7 @@ class RedisResult:
 
 def redis_outage(fleet: Fleet, clients: int) -> RedisResult:
     """Kill Redis under load, go over the limit twice (more than RETRY_INTERVAL apart), start Redis again."""
-    from oaipmh.ratelimit import RETRY_INTERVAL
+    from catalog.web.ratelimit import RETRY_INTERVAL
 
     seen = {replica.name: len(replica.log()) for replica in fleet.replicas}
     names = set(seen)

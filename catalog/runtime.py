@@ -30,7 +30,7 @@ from catalog.domain.memo import BytesLRU
 from catalog.domain.model import Catalog
 from catalog.domain.schema import ENTITY_KINDS, schemas
 from catalog.domain.snapshot import open_catalog
-from oaipmh.ratelimit import Limits
+from catalog.web.ratelimit import Limits
 
 logger = logging.getLogger("catalog")
 

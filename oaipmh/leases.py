@@ -1,7 +1,7 @@
 """Requests of one client in flight across every worker and replica (SPEC §5.5): leases in Redis that lapse.
 
 ``SVC_OAI_MAX_CONCURRENT`` bounds the OAI requests a client has in flight.
-Each worker counts its own (:class:`oaipmh.ratelimit.ConcurrencyLimit`); with
+Each worker counts its own (:class:`catalog.web.ratelimit.ConcurrencyLimit`); with
 ``SVC_CACHE_URL`` every request also takes a lease in Redis, so that the
 limit holds for the whole fleet however the proxy spreads the requests.
 
@@ -14,7 +14,7 @@ it ends; one whose replica is killed keeps it until it lapses, no longer.
 
 When Redis cannot be reached the worker's own count decides alone (the limit
 fails open to the per-worker one), with the rate limit's bookkeeping
-(:class:`oaipmh.ratelimit.RedisOutage`): one WARNING per interval, Redis
+(:class:`catalog.web.ratelimit.RedisOutage`): one WARNING per interval, Redis
 asked again once a second.
 """
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from oaipmh.ratelimit import RedisStore, redis_key
+from catalog.web.ratelimit import RedisStore, redis_key
 
 KEY_PREFIX = "svc:oai-leases:"
 

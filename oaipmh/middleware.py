@@ -12,8 +12,8 @@ from gevent import monkey
 
 from catalog import runtime
 from catalog.web.client import request_client
+from catalog.web.ratelimit import Limits, RedisStore, TokenBucket
 from oaipmh.leases import FleetLeases, Lease
-from oaipmh.ratelimit import Limits, RedisStore, TokenBucket
 
 # How long a request waits at most for the others its worker has received to catch up.
 _CATCH_UP_SECONDS = 0.001

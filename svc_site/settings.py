@@ -92,5 +92,5 @@ LOGGING_CONFIG = None
 build_logging(SVC)
 
 # Nothing is cached through Django's cache framework; OAI rate limits keep
-# their own state (in process, or in Redis with SVC_CACHE_URL: oaipmh.ratelimit).
+# their own state (in process, or in Redis with SVC_CACHE_URL: catalog.web.ratelimit).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

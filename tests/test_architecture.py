@@ -122,6 +122,16 @@ def test_formats_import_only_the_domain(module: str) -> None:
     assert not found, f"{module} imports {found}"
 
 
+@pytest.mark.parametrize(
+    "module", sorted(name for name in MODULES if name.startswith("catalog") and ".management." not in name)
+)
+def test_the_catalogue_never_imports_oai_pmh(module: str) -> None:
+    """OAI-PMH builds on the catalogue; what both need (the admission limits the application state holds,
+    ``catalog.web.ratelimit``) lives in the catalogue."""
+    found = _forbidden(imports_of(MODULES[module]), ("oaipmh",))
+    assert not found, f"{module} imports {found}"
+
+
 # The offline tools: `svc validate` and `svc check-api-usage` read the service's code, never the other way.
 OFFLINE_TOOLS = ("validation", "apiusage")
 

@@ -11,7 +11,7 @@ import pytest
 
 from bench.fleet import Redis
 from catalog.domain.loader import load_catalog
-from oaipmh.ratelimit import MAX_LOCAL_CLIENTS, RETRY_INTERVAL, WARN_INTERVAL, LocalStore, RedisStore, TokenBucket
+from catalog.web.ratelimit import MAX_LOCAL_CLIENTS, RETRY_INTERVAL, WARN_INTERVAL, LocalStore, RedisStore, TokenBucket
 from tests.conftest import CORPUS_DIR, start_server, stop_server
 from tests.oai_support import OAI_PATH, config, parse_valid, request_in_flight
 

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import pytest
 
 from bench.fleet import Redis
+from catalog.web.ratelimit import RETRY_INTERVAL, RedisStore, TokenBucket, redis_key
 from oaipmh.leases import KEY_PREFIX, FleetLeases
-from oaipmh.ratelimit import RETRY_INTERVAL, RedisStore, TokenBucket, redis_key
 
 LONG = 600.0  # s: a lease that cannot lapse during a test
 

@@ -35,7 +35,7 @@ MAX_LOCAL_CLIENTS = 100_000  # clients whose buckets one process keeps at most
 WARN_INTERVAL = 60.0  # s: at most one "Redis unreachable" WARNING per process in this time
 RETRY_INTERVAL = 1.0  # s: while Redis fails, requests are admitted without asking it for this long
 
-logger = logging.getLogger("oaipmh.ratelimit")
+logger = logging.getLogger("oaipmh.ratelimit")  # the name operators know these lines by (docs/operations.md)
 
 
 @dataclass(frozen=True, slots=True)
