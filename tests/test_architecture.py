@@ -1,8 +1,9 @@
 """The layout's rules, checked on the source: dependencies point one way and no module imports itself back.
 
 Layers, bottom first: ``catalog.domain`` (the catalogue, framework-free),
-``catalog.formats`` (writers, framework-free), the protocol core of
-``oaipmh`` (framework-free), then the Django surfaces (``catalog.pages``,
+``catalog.formats`` (writers, framework-free), ``catalog.publishing`` (what
+harvesters receive and ``svc stamp`` records: sets, identifiers, formats, the
+stamp; framework-free), the protocol core of ``oaipmh`` (framework-free), then the Django surfaces (``catalog.pages``,
 ``catalog.api``, ``oaipmh.views``) and at the top the project, ``svc_site``.
 """
 
@@ -66,7 +67,7 @@ def _framework_free_modules() -> list[str]:
     chosen = [
         name
         for name in MODULES
-        if name.startswith(("catalog.domain", "catalog.formats", "catalog.web"))
+        if name.startswith(("catalog.domain", "catalog.formats", "catalog.publishing", "catalog.web"))
         or (name.startswith("oaipmh") and name not in OAI_DJANGO_MODULES)
     ]
     return sorted(chosen)
@@ -100,6 +101,20 @@ def test_domain_imports_nothing_above_it(module: str) -> None:
 @pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith("catalog.formats")))
 def test_formats_import_only_the_domain(module: str) -> None:
     found = _forbidden(imports_of(MODULES[module]), ("catalog.pages", "catalog.api", "catalog.runtime", "oaipmh"))
+    assert not found, f"{module} imports {found}"
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith("catalog.publishing")))
+def test_publishing_imports_only_the_domain_and_the_formats(module: str) -> None:
+    above = ("catalog.pages", "catalog.api", "catalog.runtime", "catalog.web", "catalog.management", "oaipmh")
+    found = _forbidden(imports_of(MODULES[module]), above)
+    assert not found, f"{module} imports {found}"
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith("catalog")))
+def test_catalog_never_imports_oaipmh(module: str) -> None:
+    """The OAI-PMH provider is built on the catalogue, never the other way round (``svc stamp`` included)."""
+    found = _forbidden(imports_of(MODULES[module]), ("oaipmh",))
     assert not found, f"{module} imports {found}"
 
 

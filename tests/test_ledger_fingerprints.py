@@ -12,11 +12,11 @@ from pathlib import Path
 
 from catalog.domain.ledger import iter_entries, ledger_path
 from catalog.domain.loader import load_catalog
+from catalog.publishing.changes import published_fingerprint
+from catalog.publishing.datestamps import DateRange
+from catalog.publishing.formats import FORMATS
+from catalog.publishing.oai_identifiers import site_url
 from catalog.runtime import with_ledger
-from oaipmh.changes import published_fingerprint
-from oaipmh.datestamps import DateRange
-from oaipmh.formats import FORMATS
-from oaipmh.protocol import site_url
 from oaipmh.repository import Repository
 from tests.conftest import CORPUS_DIR, run_svc
 

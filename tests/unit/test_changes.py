@@ -1,10 +1,10 @@
-"""oaipmh.changes without a catalogue: the sources an existing ledger holds, read project by project."""
+"""catalog.publishing.changes without a catalogue: the sources an existing ledger holds, read project by project."""
 
 from __future__ import annotations
 
 import io
 
-from oaipmh.changes import KnownSources, published_fingerprint
+from catalog.publishing.changes import KnownSources, published_fingerprint
 
 LEDGER = (
     "svc-ledger\t2\t300\n"

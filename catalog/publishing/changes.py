@@ -40,15 +40,21 @@ from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
 from catalog.domain.snapshot import passing_into_snapshot
 from catalog.formats import item_metadata
-from oaipmh.formats import FORMATS
-from oaipmh.repository import fallback_year, project_local_ids, shared_pid_prefix
-from oaipmh.sets import build_sets, with_openaire
+from catalog.publishing.formats import FORMATS
+from catalog.publishing.oai_identifiers import fallback_year, project_local_ids, shared_pid_prefix
+from catalog.publishing.sets import build_sets, with_openaire
 
 # Entities that have pages but are not OAI items, keyed by their kind's name.
 OTHER_ENTITIES = ("clusters", "collections", "organizations", "persons")
-_ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).resolve().parents[2]
 # The code and vocabularies an item's metadata is rendered by: a change in any of them may change the bytes.
-_RENDERERS = ("catalog/domain", "catalog/formats", "oaipmh/formats.py", "oaipmh/repository.py")
+_RENDERERS = (
+    "catalog/domain",
+    "catalog/formats",
+    "catalog/publishing/datestamps.py",
+    "catalog/publishing/formats.py",
+    "catalog/publishing/oai_identifiers.py",
+)
 
 
 # A project with at least this many records to render has them rendered by several processes.
