@@ -15,16 +15,23 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from catalog.domain.memo import BytesLRU
 from catalog.domain.model import Catalog
 from catalog.formats.xmltext import esc, is_uri, to_uri
+from catalog.publishing.datestamps import (
+    GRANULARITY,
+    DateArgumentError,
+    DateRange,
+    format_datestamp,
+    now_datestamp,
+    parse_range,
+)
+from catalog.publishing.formats import FORMATS, MetadataFormat
+from catalog.publishing.oai_identifiers import site_url
+from catalog.publishing.sets import SET_SPEC_RE, Selection
 from oaipmh import tokens
-from oaipmh.datestamps import GRANULARITY, DateArgumentError, DateRange, format_datestamp, now_datestamp, parse_range
-from oaipmh.formats import FORMATS, MetadataFormat
 from oaipmh.repository import Position, Repository, repository_for
-from oaipmh.sets import SET_SPEC_RE, Selection
 
 OAI_NAMESPACE = "http://www.openarchives.org/OAI/2.0/"
 XML_HEAD = (
@@ -67,12 +74,6 @@ class ProtocolError(Exception):
     def __init__(self, *errors: OaiError) -> None:
         super().__init__(errors)
         self.errors = errors
-
-
-def site_url(base_url: str) -> str:
-    """The origin of the OAI base URL: the site whose pages identify items that have no pid of their own."""
-    parts = urlsplit(base_url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 @dataclass(frozen=True, slots=True)

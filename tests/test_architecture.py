@@ -1,8 +1,9 @@
 """The layout's rules, checked on the source: dependencies point one way and no module imports itself back.
 
 Layers, bottom first: ``catalog.domain`` (the catalogue, framework-free),
-``catalog.formats`` (writers, framework-free), the protocol core of
-``oaipmh`` (framework-free), then the Django surfaces (``catalog.pages``,
+``catalog.formats`` (writers, framework-free), ``catalog.publishing`` (what
+harvesters receive and ``svc stamp`` records: sets, identifiers, formats, the
+stamp; framework-free), the protocol core of ``oaipmh`` (framework-free), then the Django surfaces (``catalog.pages``,
 ``catalog.api``, ``oaipmh.views``) and at the top the project, ``svc_site``.
 """
 
@@ -85,7 +86,7 @@ def _framework_free_modules() -> list[str]:
     chosen = [
         name
         for name in MODULES
-        if name.startswith(("catalog.domain", "catalog.formats", "catalog.web"))
+        if name.startswith(("catalog.domain", "catalog.formats", "catalog.publishing", "catalog.web"))
         or (name.startswith("oaipmh") and name not in OAI_DJANGO_MODULES)
     ]
     return sorted(chosen)
@@ -122,13 +123,10 @@ def test_formats_import_only_the_domain(module: str) -> None:
     assert not found, f"{module} imports {found}"
 
 
-@pytest.mark.parametrize(
-    "module", sorted(name for name in MODULES if name.startswith("catalog") and ".management." not in name)
-)
-def test_the_catalogue_never_imports_oai_pmh(module: str) -> None:
-    """OAI-PMH builds on the catalogue; what both need (the admission limits the application state holds,
-    ``catalog.web.ratelimit``) lives in the catalogue."""
-    found = _forbidden(imports_of(MODULES[module]), ("oaipmh",))
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith("catalog.publishing")))
+def test_publishing_imports_only_the_domain_and_the_formats(module: str) -> None:
+    above = ("catalog.pages", "catalog.api", "catalog.runtime", "catalog.web", "catalog.management", "oaipmh")
+    found = _forbidden(imports_of(MODULES[module]), above)
     assert not found, f"{module} imports {found}"
 
 
@@ -171,6 +169,14 @@ def test_the_server_loads_no_offline_tool(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "[]"  # the last line: logging may write before it
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith("catalog")))
+def test_catalog_never_imports_oaipmh(module: str) -> None:
+    """The OAI-PMH provider is built on the catalogue, never the other way round (``svc stamp`` included;
+    the admission limits the application state holds live in ``catalog.web.ratelimit``)."""
+    found = _forbidden(imports_of(MODULES[module]), ("oaipmh",))
+    assert not found, f"{module} imports {found}"
 
 
 def _graph() -> dict[str, set[str]]:

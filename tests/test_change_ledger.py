@@ -26,8 +26,8 @@ from sickle import Sickle
 
 from catalog.domain.ledger import LEDGER_PATH, iter_entries
 from catalog.domain.loader import load_catalog
+from catalog.publishing.datestamps import DateRange, format_datestamp
 from catalog.runtime import with_ledger
-from oaipmh.datestamps import DateRange, format_datestamp
 from oaipmh.repository import Repository
 from tests.conftest import SAMPLE_DIR, Server, run_svc, start_server, stop_server
 from tests.oai_support import HIGH_LIMITS_ENV, NS, OAI_PATH, parse_valid

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from catalog.domain.loader import load_catalog
-from oaipmh.datestamps import DateArgumentError, format_datestamp, parse_range
+from catalog.publishing.datestamps import DateArgumentError, format_datestamp, parse_range
 from tests.conftest import CORPUS_DIR
 from tests.oai_support import NS, errors, harvest, identifiers, load, oai, project, record, serving, token
 

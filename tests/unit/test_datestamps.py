@@ -1,4 +1,4 @@
-"""oaipmh.datestamps: second-granularity datestamps and inclusive ranges (parsing is in test_oai_datestamps.py)."""
+"""catalog.publishing.datestamps: second-granularity datestamps and inclusive ranges (parsing: test_oai_datestamps)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from oaipmh.datestamps import MAX_STAMP, MIN_STAMP, DateRange, format_datestamp, now_datestamp, parse_range
+from catalog.publishing.datestamps import MAX_STAMP, MIN_STAMP, DateRange, format_datestamp, now_datestamp, parse_range
 
 
 def test_stamps_beyond_four_digit_years_are_clamped_to_the_writable_range():

@@ -1,11 +1,11 @@
-"""oaipmh.sets: which sets are advertised and which items each selects (over HTTP: test_oai_sets.py)."""
+"""catalog.publishing.sets: which sets are advertised and which items each selects (over HTTP: test_oai_sets.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from catalog.domain.loader import load_catalog
-from oaipmh.sets import OPENAIRE_SET, SetIndex, build_sets, with_openaire
+from catalog.publishing.sets import OPENAIRE_SET, SetIndex, build_sets, with_openaire
 from tests import datadir
 
 

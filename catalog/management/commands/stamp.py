@@ -1,6 +1,6 @@
 """`svc stamp <data_dir>`: bring the change ledger beside the data up to date (docs/change-ledger.md).
 
-Thin: the work is :func:`oaipmh.changes.stamp_release`, the merge and the file :mod:`catalog.domain.ledger`.
+Thin: the work is :func:`catalog.publishing.changes.stamp_release`, the merge and the file :mod:`catalog.domain.ledger`.
 Exit status: 0 stamped (or nothing to stamp), 2 the data (or its ledger) does not load; the ledger is then untouched.
 """
 
@@ -13,8 +13,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from catalog.domain.ledger import iso_time
-from oaipmh.changes import StampRefused, stamp_release
-from oaipmh.protocol import site_url
+from catalog.publishing.changes import StampRefused, stamp_release
+from catalog.publishing.oai_identifiers import site_url
 
 DEFAULT_ACTIVATE_IN = 300
 

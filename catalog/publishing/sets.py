@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from catalog.domain.model import Catalog
+from catalog.domain.model import Catalog, Project
 from catalog.formats.item_metadata import meets_openaire_mandatory
 
 logger = logging.getLogger("oaipmh")
@@ -70,8 +70,33 @@ class SetIndex:
 
 def build_sets(catalog: Catalog) -> SetIndex:
     projects = catalog.projects
-    everything = tuple(range(len(projects)))
     with_records = tuple(index for index, project in enumerate(projects) if catalog.records_of(project))
+    openaire = tuple(index for index, project in enumerate(projects) if meets_openaire_mandatory(catalog, project))
+    own_specs, own_sets = _project_sets(projects, frozenset(with_records))
+    clusters_of, cluster_sets = _cluster_sets(catalog)
+    sets = [*_top_sets(len(projects), with_records, openaire), *own_sets]
+    clustered = tuple(index for index, specs in enumerate(clusters_of) if specs)
+    if clustered:
+        sets.append(
+            OaiSet(CLUSTER_SETS, "Project clusters (their projects and records)", Selection(True, True, clustered))
+        )
+    sets.extend(cluster_sets)
+    openaire_of = frozenset(openaire)
+    project_specs = tuple(
+        _with_parents([PROJECTS_SET, *clusters_of[i], *_openaire_spec(i in openaire_of)]) for i in range(len(projects))
+    )
+    record_specs = tuple(
+        _with_parents([RECORDS_SET, *filter(None, [own_specs[i]]), *clusters_of[i], *_openaire_spec(i in openaire_of)])
+        for i in range(len(projects))
+    )
+    aliases = {oai_set.spec.lower(): oai_set for oai_set in own_sets}  # project:<lowercase shortcode>
+    by_spec = {**aliases, **{oai_set.spec: oai_set for oai_set in sets}}
+    return SetIndex(tuple(sets), by_spec, project_specs, record_specs)
+
+
+def _top_sets(count: int, with_records: tuple[int, ...], openaire: tuple[int, ...]) -> list[OaiSet]:
+    """The entity-type sets and ``openaire_data``, each advertised only when it can hold an item."""
+    everything = tuple(range(count))
     sets = [
         OaiSet(ENTITY_TYPE, "Entity types", Selection(True, True, everything)),
         OaiSet(PROJECTS_SET, "Research Projects", Selection(True, False, everything)),
@@ -79,69 +104,60 @@ def build_sets(catalog: Catalog) -> SetIndex:
     if with_records:
         sets.append(OaiSet(RECORDS_SET, "Records", Selection(False, True, with_records)))
         sets.append(OaiSet(PROJECT_SETS, "Records by project", Selection(False, True, with_records)))
-    openaire = tuple(index for index, project in enumerate(projects) if meets_openaire_mandatory(catalog, project))
     if openaire:
         sets.append(OaiSet(OPENAIRE_SET, "OpenAIRE", Selection(True, True, openaire)))
-    project_set_specs: list[str | None] = []
-    aliases: dict[str, OaiSet] = {}  # project:<lowercase shortcode>
-    for index, project in enumerate(projects):
-        # A record is in its project's set whatever is loaded (``svc stamp`` reads no records);
-        # the set is advertised only when it has records to list.
-        spec = _spec(PROJECT_SETS, project.shortcode)
-        project_set_specs.append(spec)
-        if spec and index in with_records:
-            sets.append(OaiSet(spec, project.name or project.shortcode, Selection(False, True, (index,))))
-            aliases[spec.lower()] = sets[-1]
+    return sets
 
+
+def _project_sets(projects: Sequence[Project], with_records: frozenset[int]) -> tuple[list[str | None], list[OaiSet]]:
+    """Each project's ``project:<shortcode>`` spec, and the sets advertised (those with records to list).
+
+    A record is in its project's set whatever is loaded (``svc stamp`` reads
+    no records); the set is advertised only when it has records to list.
+    """
+    specs: list[str | None] = []
+    advertised: list[OaiSet] = []
+    for index, project in enumerate(projects):
+        spec = _spec(PROJECT_SETS, project.shortcode)
+        specs.append(spec)
+        if spec and index in with_records:
+            advertised.append(OaiSet(spec, project.name or project.shortcode, Selection(False, True, (index,))))
+    return specs, advertised
+
+
+def _cluster_sets(catalog: Catalog) -> tuple[list[list[str]], list[OaiSet]]:
+    """Per project index, the ``cluster:<id>`` specs it is in; and the cluster sets that have projects."""
+    projects = catalog.projects
     index_of = {project.key: index for index, project in enumerate(projects)}
-    members: dict[str, list[int]] = {}
+    members: dict[str, set[int]] = {}
     for key, clusters in catalog.clusters_by_project.items():
-        for cluster in clusters:
-            if key in index_of:
-                members.setdefault(cluster.id, []).append(index_of[key])
+        if key in index_of:
+            for cluster in clusters:
+                members.setdefault(cluster.id, set()).add(index_of[key])
     clusters_of: list[list[str]] = [[] for _ in projects]
     cluster_sets: list[OaiSet] = []
     for cluster in catalog.clusters.values():
-        indexes = tuple(sorted(set(members.get(cluster.id, ()))))
+        indexes = tuple(sorted(members.get(cluster.id, ())))
         spec = _spec(CLUSTER_SETS, cluster.id) if indexes else None
         if not spec:
             continue
         for index in indexes:
             clusters_of[index].append(spec)
         cluster_sets.append(OaiSet(spec, cluster.name or cluster.id, Selection(True, True, indexes)))
-    clustered = tuple(index for index, specs in enumerate(clusters_of) if specs)
-    if clustered:
-        sets.append(
-            OaiSet(CLUSTER_SETS, "Project clusters (their projects and records)", Selection(True, True, clustered))
-        )
-    sets.extend(cluster_sets)
-    openaire_of = set(openaire)
+    return clusters_of, cluster_sets
 
-    def with_parents(specs: Sequence[str]) -> tuple[str, ...]:
-        ordered: list[str] = []
-        for spec in specs:
-            parent = spec.partition(":")[0]
-            ordered.extend(name for name in (parent, spec) if name not in ordered)
-        return tuple(ordered)
 
-    openaire_spec = [OPENAIRE_SET]
-    project_specs = tuple(
-        with_parents([PROJECTS_SET, *clusters_of[i], *(openaire_spec if i in openaire_of else ())])
-        for i in range(len(projects))
-    )
-    record_specs = tuple(
-        with_parents(
-            [
-                RECORDS_SET,
-                *filter(None, [project_set_specs[i]]),
-                *clusters_of[i],
-                *(openaire_spec if i in openaire_of else ()),
-            ]
-        )
-        for i in range(len(projects))
-    )
-    by_spec = {**aliases, **{oai_set.spec: oai_set for oai_set in sets}}
-    return SetIndex(tuple(sets), by_spec, project_specs, record_specs)
+def _openaire_spec(member: bool) -> tuple[str, ...]:
+    return (OPENAIRE_SET,) if member else ()
+
+
+def _with_parents(specs: Sequence[str]) -> tuple[str, ...]:
+    """Specs in order, each preceded by its parent (the part before ``:``), each once."""
+    ordered: list[str] = []
+    for spec in specs:
+        parent = spec.partition(":")[0]
+        ordered.extend(name for name in (parent, spec) if name not in ordered)
+    return tuple(ordered)
 
 
 def with_openaire(specs: tuple[str, ...], member: bool) -> tuple[str, ...]:

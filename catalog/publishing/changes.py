@@ -10,12 +10,14 @@ and with it the item's datestamp.
 Rendering a million records is most of a stamp's cost, so a record is
 rendered only when its *source* changed: a digest of its stored JSON, of
 everything it takes from its project (:class:`item_metadata.ProjectContext`,
-its sets) and of the code and vocabularies that render it
+its sets), of which of the free-text names it gives are persons' names
+(:class:`FreeTextPersons`: the one way the catalogue's persons reach a
+record's bytes) and of the code and vocabularies that render it
 (:func:`renderer_digest`). A record whose source the ledger already holds
-keeps its fingerprint unrendered. When many records of a project must be
-rendered (a first stamp, a new svc, a renamed person, whom any record may
-name), processes forked for the purpose render them, one per CPU. Projects
-are few and always rendered.
+keeps its fingerprint unrendered, so renaming a person re-renders only the
+records that give the old or the new name as text. When many records of a
+project must be rendered (a first stamp, a new svc), processes forked for
+the purpose render them, one per CPU. Projects are few and always rendered.
 
 A project's ledger line also remembers what its tombstone will need once it
 is gone: its name (for the 410 page and the feed), its OAI identifier, its
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -40,15 +43,21 @@ from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
 from catalog.domain.snapshot import passing_into_snapshot, write_catalog_part
 from catalog.formats import item_metadata
-from oaipmh.formats import FORMATS
-from oaipmh.repository import fallback_year, project_local_ids, shared_pid_prefix
-from oaipmh.sets import build_sets, with_openaire
+from catalog.publishing.formats import FORMATS
+from catalog.publishing.oai_identifiers import fallback_year, project_local_ids, shared_pid_prefix
+from catalog.publishing.sets import build_sets, with_openaire
 
 # Entities that have pages but are not OAI items, keyed by their kind's name.
 OTHER_ENTITIES = ("clusters", "collections", "organizations", "persons")
-_ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).resolve().parents[2]
 # The code and vocabularies an item's metadata is rendered by: a change in any of them may change the bytes.
-_RENDERERS = ("catalog/domain", "catalog/formats", "oaipmh/formats.py", "oaipmh/repository.py")
+_RENDERERS = (
+    "catalog/domain",
+    "catalog/formats",
+    "catalog/publishing/datestamps.py",
+    "catalog/publishing/formats.py",
+    "catalog/publishing/oai_identifiers.py",
+)
 
 
 # A project with at least this many records to render has them rendered by several processes.
@@ -141,9 +150,8 @@ def ledger_items(
             continue
         context = item_metadata.project_context(with_table, project, site_url, year)
         shared = _context_digest(context, record_specs, renderer)
-        sources = [
-            hashlib.blake2b(table.document(row), digest_size=8, key=shared).hexdigest() for row in range(len(table))
-        ]
+        persons = FreeTextPersons(context.person_names)
+        sources = [_record_source(table.document(row), shared, persons) for row in range(len(table))]
         rendered_ahead: dict[int, str] = {}
         if known is not None and workers > 1:
             old = known.of(project.key)
@@ -164,13 +172,75 @@ def ledger_items(
             yield Item("E", kind, key, fingerprint(to_json_bytes(entities[key].raw)))
 
 
+# The keys of the free-text names a record gives (its legalInfo's authors and copyright holders), in compact JSON.
+_FREE_TEXT_KEYS = (b'"authorship":', b'"copyrightHolder":')
+# What closes a value that starts with a quote or a bracket, if nothing inside it has the same byte.
+_CLOSING = {ord('"'): b'"', ord("["): b"]"}
+_MAX_REMEMBERED = 4096
+
+
+class FreeTextPersons:
+    """Which of the free-text names a record gives are persons' names: all a record's bytes take from the persons.
+
+    :func:`item_metadata.free_text_agent` makes such a name Personal when a
+    person bears it and Organizational otherwise, so renaming, adding or
+    removing a person changes exactly the records that give the old or the
+    new name as text. Every ``authorship`` and ``copyrightHolder`` value of
+    the record's JSON is read, at any depth: more names than the rendering
+    reads, never fewer.
+    """
+
+    def __init__(self, person_names: frozenset[str]) -> None:
+        self._names = person_names
+        self._decoder = json.JSONDecoder()
+        self._remembered: dict[bytes, tuple[str, ...]] = {}
+
+    def named_in(self, document: bytes) -> bytes:
+        """The persons' names among the free-text names of a record's compact JSON (b"" when none is)."""
+        found: set[str] = set()
+        for key in _FREE_TEXT_KEYS:
+            start = document.find(key)
+            while start >= 0:
+                start += len(key)
+                found.update(self._persons_at(document, start))
+                start = document.find(key, start)
+        return "\n".join(sorted(found)).encode() if found else b""
+
+    def _persons_at(self, document: bytes, start: int) -> tuple[str, ...]:
+        """The persons' names of the value at ``start``; a value records repeat byte for byte is read once."""
+        closing = _CLOSING.get(document[start]) if start < len(document) else None
+        stop = document.find(closing, start + 1) if closing else -1
+        value_bytes = document[start : stop + 1] if stop >= 0 else None
+        persons = self._remembered.get(value_bytes) if value_bytes is not None else None
+        if persons is not None:
+            return persons
+        text = document[start:].decode()
+        value, end = self._decoder.raw_decode(text)
+        names = value if isinstance(value, list) else [value]
+        persons = tuple(name.strip() for name in names if isinstance(name, str) and name.strip() in self._names)
+        # Only a value that ends at that first closing byte is all of value_bytes (not so: "a\"b", ["a]b"]).
+        if value_bytes is not None and len(text[:end].encode()) == len(value_bytes):
+            if len(self._remembered) >= _MAX_REMEMBERED:
+                self._remembered.clear()
+            self._remembered[value_bytes] = persons
+        return persons
+
+
+def _record_source(document: bytes, shared: bytes, persons: FreeTextPersons) -> str:
+    """The digest of what a record is rendered from: its JSON, its project's part (``shared``), its persons."""
+    digest = hashlib.blake2b(document, digest_size=8, key=shared)
+    named = persons.named_in(document)
+    if named:  # JSON text holds no NUL byte: the names cannot be mistaken for the document
+        digest.update(b"\0" + named)
+    return digest.hexdigest()
+
+
 def _context_digest(context: item_metadata.ProjectContext, specs: tuple[str, ...], renderer: str) -> bytes:
-    """Everything a record's bytes depend on besides its own JSON, as a 16-byte key."""
+    """Everything a record's bytes depend on besides its own JSON and its persons, as a 16-byte key."""
     parts = (
         repr(context.project_related),
         context.fallback_year,
         repr(context.languages),
-        repr(sorted(context.person_names)),
         repr(context.issued),
         " ".join(specs),
         renderer,
