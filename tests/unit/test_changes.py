@@ -51,7 +51,9 @@ def _strings(value: object) -> set[str]:
 
 
 def _rendered(record: dict, person_names: frozenset[str]) -> list[str]:
-    context = item_metadata.ProjectContext(None, "2020", ("de",), person_names, None)
+    context = item_metadata.ProjectContext(
+        None, "2020", ("de",), person_names, None, item_metadata.RecordSharing(person_names)
+    )
     metadata = item_metadata.record_metadata(record, context)
     return [metadata_format.render(metadata) for metadata_format in FORMATS.values()]
 
