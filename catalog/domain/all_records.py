@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
-from urllib.parse import urlencode
 
 import numpy as np
 
@@ -41,6 +40,7 @@ from catalog.domain.record_search import (
 from catalog.domain.search import (
     MAX_FILTER_VALUES,
     BadQuery,
+    FacetedQuery,
     FacetResult,
     FacetValue,
     PageOutOfRange,
@@ -103,7 +103,7 @@ class _Codes:
 
 
 @dataclass(frozen=True)
-class AllRecordsQuery:
+class AllRecordsQuery(FacetedQuery):
     """The URL state of `/records`: search text, facet selections, sort, page."""
 
     text: str = ""
@@ -132,30 +132,6 @@ class AllRecordsQuery:
     @property
     def words(self) -> list[str]:
         return list(dict.fromkeys(words(self.text)))[:MAX_QUERY_WORDS]
-
-    def selected(self, key: str) -> tuple[str, ...]:
-        return dict(self.filters).get(key, ())
-
-    def params(self, **changes: object) -> list[tuple[str, str]]:
-        """The state as URL parameters, with some parts changed; defaults and page 1 left out."""
-        state: dict[str, object] = {"q": self.text, "filters": self.filters, "sort": self.sort, "page": self.page}
-        state.update(changes)
-        pairs = [("q", str(state["q"]))] if state["q"] else []
-        for key, values in state["filters"]:  # type: ignore[attr-defined]
-            pairs.extend((key, value) for value in values)
-        if state["sort"]:
-            pairs.append(("sort", str(state["sort"])))
-        if int(state["page"]) > 1:  # type: ignore[call-overload]
-            pairs.append(("page", str(state["page"])))
-        return pairs
-
-    def url(self, path: str, **changes: object) -> str:
-        pairs = self.params(**changes)
-        return f"{path}?{urlencode(pairs)}" if pairs else path
-
-    def without_filter(self, key: str, value: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        kept = ((k, tuple(v for v in values if not (k == key and v == value))) for k, values in self.filters)
-        return tuple((k, values) for k, values in kept if values)
 
 
 @dataclass(frozen=True)

@@ -297,8 +297,51 @@ class SearchIndex:
         return cls(entries, by_name, tuple(dated) + tuple(undated))
 
 
+class FacetedQuery:
+    """The URL state of a faceted listing (text, facet selections, sort, page) as parameters and links.
+
+    Mixed into frozen dataclasses that have these four fields; a subclass adds
+    its own parameters through :meth:`_state` and :meth:`_more_params`.
+    """
+
+    text: str
+    filters: tuple[tuple[str, tuple[str, ...]], ...]  # (facet key, selected values) in facet order
+    sort: str  # "" is the default sort
+    page: int
+
+    def selected(self, key: str) -> tuple[str, ...]:
+        return dict(self.filters).get(key, ())
+
+    def params(self, **changes: object) -> list[tuple[str, str]]:
+        """The state as URL parameters, with some parts changed; defaults and page 1 left out."""
+        state = {**self._state(), **changes}
+        pairs = [("q", str(state["q"]))] if state["q"] else []
+        for key, values in state["filters"]:
+            pairs.extend((key, value) for value in values)
+        pairs.extend(self._more_params(state))
+        if state["sort"]:
+            pairs.append(("sort", str(state["sort"])))
+        if int(state["page"]) > 1:
+            pairs.append(("page", str(state["page"])))
+        return pairs
+
+    def url(self, path: str, **changes: object) -> str:
+        pairs = self.params(**changes)
+        return f"{path}?{urlencode(pairs)}" if pairs else path
+
+    def without_filter(self, key: str, value: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        kept = ((k, tuple(v for v in values if not (k == key and v == value))) for k, values in self.filters)
+        return tuple((k, values) for k, values in kept if values)
+
+    def _state(self) -> dict[str, Any]:
+        return {"q": self.text, "filters": self.filters, "sort": self.sort, "page": self.page}
+
+    def _more_params(self, state: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+        return ()
+
+
 @dataclass(frozen=True)
-class ListingQuery:
+class ListingQuery(FacetedQuery):
     """Everything the listing's URL can say, validated and in canonical form."""
 
     text: str = ""
@@ -342,41 +385,11 @@ class ListingQuery:
     def effective_sort(self) -> str:
         return self.sort or self.default_sort
 
-    def selected(self, key: str) -> tuple[str, ...]:
-        return dict(self.filters).get(key, ())
+    def _state(self) -> dict[str, Any]:
+        return {**super()._state(), "years": self.years}
 
-    def params(self, **changes: object) -> list[tuple[str, str]]:
-        """The query as URL parameters, with some parts changed; page 1 and defaults left out."""
-        state: dict[str, Any] = {
-            "q": self.text,
-            "sort": self.sort,
-            "page": self.page,
-            "filters": self.filters,
-            "years": self.years,
-            **changes,
-        }
-        pairs: list[tuple[str, str]] = []
-        if state["q"]:
-            pairs.append(("q", str(state["q"])))
-        for key, values in state["filters"]:
-            pairs.extend((key, value) for value in values)
-        pairs.extend((name, str(year)) for name, year in zip(("from", "to"), state["years"], strict=True) if year)
-        if state["sort"]:
-            pairs.append(("sort", str(state["sort"])))
-        if int(state["page"]) > 1:
-            pairs.append(("page", str(state["page"])))
-        return pairs
-
-    def url(self, path: str, **changes: object) -> str:
-        pairs = self.params(**changes)
-        return f"{path}?{urlencode(pairs)}" if pairs else path
-
-    def without_filter(self, key: str, value: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        return tuple(
-            (k, tuple(v for v in values if not (k == key and v == value)))
-            for k, values in self.filters
-            if not (k == key and values == (value,))
-        )
+    def _more_params(self, state: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+        return ((name, str(year)) for name, year in zip(("from", "to"), state["years"], strict=True) if year)
 
 
 @dataclass(frozen=True)
