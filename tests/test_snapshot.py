@@ -187,6 +187,17 @@ def test_a_dry_run_writes_no_snapshot(tmp_path: Path) -> None:
     assert not (data_dir / snapshot.SNAPSHOT_PATH).exists()
 
 
+def test_a_refused_stamp_leaves_the_snapshot_and_no_temporary_file(data_dir: Path) -> None:
+    """The snapshot is written by another process while the stamp reads the records: a failure stops both."""
+    before = {path.name: path.read_bytes() for path in (data_dir / ".svc").iterdir()}
+    records = data_dir / RECORDS
+    records.write_text(records.read_text(encoding="utf-8")[:-200], encoding="utf-8")  # a half-copied file
+    result = run_svc("stamp", "--activate-in", "0", str(data_dir))
+    assert result.returncode != 0
+    assert RECORDS.name in result.stderr
+    assert {path.name: path.read_bytes() for path in (data_dir / ".svc").iterdir()} == before
+
+
 def test_a_reload_opens_the_new_snapshot(data_dir: Path) -> None:
     server = start_server(data_dir)
     try:
