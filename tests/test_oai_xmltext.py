@@ -14,7 +14,8 @@ def test_esc_escapes_markup_and_drops_what_xml_cannot_carry():
 def test_uris():
     assert is_uri("oai:dasch.swiss:ark:/72163/1/0803/lklK7rVuVOmpBZYWrF8o=gh")
     assert is_uri("https://x.test/a%20b?c=d#e")
-    for bad in ("", "a b", "%zz", "a#b#c", "http://[x", "é"):
+    assert is_uri("https://x.test/a#") and is_uri("https://x.test/a#b%2F")
+    for bad in ("", "a b", "%zz", "a#b#c", "http://[x", "é", "a%", "a%2", "a\n", "https://x.test/a\tb"):
         assert not is_uri(bad)
         assert is_uri(to_uri(bad)) or to_uri(bad) == ""
     assert to_uri(" https://x.test/a b ") == "https://x.test/a%20b"

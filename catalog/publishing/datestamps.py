@@ -26,10 +26,16 @@ class DateArgumentError(ValueError):
 
 
 def format_datestamp(stamp: int) -> str:
-    """``YYYY-MM-DDThh:mm:ssZ`` of seconds since the epoch (UTC)."""
-    stamp = min(max(stamp, MIN_STAMP), MAX_STAMP)
-    t = time.gmtime(stamp)
-    return f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}Z"
+    """``YYYY-MM-DDThh:mm:ssZ`` of seconds since the epoch (UTC): the date part is cached, items share days."""
+    day, second = divmod(min(max(stamp, MIN_STAMP), MAX_STAMP), _DAY_SECONDS)
+    return f"{_date_part(day)}{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
+
+
+@lru_cache(maxsize=4096)
+def _date_part(day: int) -> str:
+    """``YYYY-MM-DDT`` of the day ``day`` days after the epoch (UTC seconds have no leap seconds)."""
+    t = time.gmtime(day * _DAY_SECONDS)
+    return f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T"
 
 
 def now_datestamp() -> str:

@@ -15,6 +15,22 @@ def test_stamps_beyond_four_digit_years_are_clamped_to_the_writable_range():
     assert format_datestamp(MAX_STAMP + 1) == format_datestamp(MAX_STAMP) == "9999-12-31T23:59:59Z"
 
 
+@pytest.mark.parametrize(
+    "stamp, expected",
+    [
+        (0, "1970-01-01T00:00:00Z"),
+        (-1, "1969-12-31T23:59:59Z"),  # before the epoch: the day before, the day's last second
+        (86_399, "1970-01-01T23:59:59Z"),
+        (86_400, "1970-01-02T00:00:00Z"),
+        (951_782_400, "2000-02-29T00:00:00Z"),
+        (1_764_159_133, "2025-11-26T12:12:13Z"),
+        (-62_135_596_800 + 3_661, "0001-01-01T01:01:01Z"),
+    ],
+)
+def test_datestamps_are_utc_seconds(stamp: int, expected: str):
+    assert format_datestamp(stamp) == expected
+
+
 def test_now_is_the_current_second():
     before = int(time.time())
     now = now_datestamp()
