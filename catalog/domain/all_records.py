@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 import numpy as np
 
 from catalog.domain.memo import memo_for
-from catalog.domain.model import Catalog, RecordTable, parse_timestamp
+from catalog.domain.model import Catalog, Project, RecordTable, parse_timestamp
 from catalog.domain.paging import PagePositions
 from catalog.domain.record_search import (
     MAX_QUERY_WORDS,
@@ -102,6 +102,121 @@ class _Codes:
         return self.numbers[value]
 
 
+# The facets whose value each record has of its own (the project's is its table's).
+RECORD_FACETS = ("type", "licence", "year")
+
+
+@dataclass(frozen=True)
+class TableFacets:
+    """The all-records facets and sort keys of one project's records, numbered within it (first seen first)."""
+
+    codes: Mapping[str, np.ndarray]  # facet key -> int32 code per record (-1: none)
+    values: Mapping[str, tuple[str, ...]]  # facet key -> the value of each code
+    labels: Mapping[str, tuple[str, ...]]  # facet key -> the label of each code
+    stamps: np.ndarray  # int64 per record, _NO_DATE when undated
+    label_keys: np.ndarray  # label_sort_key per record
+
+
+def facet_collector(table: RecordTable) -> tuple[Callable[[int, Mapping[str, Any]], None], Callable[[], TableFacets]]:
+    """A function to give each record of ``table`` (position, parsed JSON), and one that gives their facets.
+
+    So that :meth:`ProjectRecordIndex.build` reads each record's JSON once for its index and these.
+    """
+    numbering = {key: _Codes() for key in RECORD_FACETS}
+    codes = {key: np.full(len(table), -1, dtype=np.int32) for key in RECORD_FACETS}
+    stamps = np.full(len(table), _NO_DATE, dtype=np.int64)
+    label_keys = np.empty(len(table), dtype=f"S{_LABEL_KEY_BYTES}")
+    types, licences, years = numbering["type"], numbering["licence"], numbering["year"]
+    type_codes, licence_codes, year_codes = codes["type"], codes["licence"], codes["year"]
+    pids = table.pids
+
+    def add(position: int, record: Mapping[str, Any]) -> None:
+        kind = _first_text(record.get("typeOfData"))
+        type_codes[position] = types.code(kind, kind)
+        licence_codes[position] = licences.code(*record_licence(record))
+        shown = record_date(record)
+        stamp = parse_timestamp(shown)
+        if stamp is not None:
+            stamps[position] = stamp
+            year = str(shown)[:4]
+            year_codes[position] = years.code(year, year)
+        label_keys[position] = label_sort_key(record_label(record) or pids[position].rpartition("/")[2])
+
+    def facets() -> TableFacets:
+        return TableFacets(
+            codes=codes,
+            values={key: tuple(numbering[key].numbers) for key in RECORD_FACETS},
+            labels={key: tuple(numbering[key].labels) for key in RECORD_FACETS},
+            stamps=stamps,
+            label_keys=label_keys,
+        )
+
+    return add, facets
+
+
+def table_facets(table: RecordTable) -> TableFacets:
+    """The facets of a table's records, each record's JSON parsed for them alone."""
+    add, facets = facet_collector(table)
+    for position in range(len(table)):
+        add(position, json.loads(table.document(position)))
+    return facets()
+
+
+def all_records_parts(
+    tables: Sequence[tuple[Project, str, TableFacets]],
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """What :meth:`AllRecordsIndex.parts` gives, from each project's facets (with its shortcode), laid end to end.
+
+    Values are numbered in the order they are first seen over all records;
+    each project numbered its own in that order, so its numbers map in one lookup.
+    """
+    size = sum(len(facets.stamps) for _, _, facets in tables)
+    numbering = {key: _Codes() for key in FACET_KEYS}
+    codes = {key: np.full(size, -1, dtype=np.int32) for key in FACET_KEYS}
+    stamps = np.full(size, _NO_DATE, dtype=np.int64)
+    label_keys = np.empty(size, dtype=f"S{_LABEL_KEY_BYTES}")
+    position = 0
+    offsets = [0]
+    for project, shortcode, facets in tables:
+        end = position + len(facets.stamps)
+        codes["project"][position:end] = numbering["project"].code(shortcode, project.name or project.shortcode)
+        for key in RECORD_FACETS:
+            pairs = zip(facets.values[key], facets.labels[key], strict=True)
+            own = [numbering[key].code(value, label) for value, label in pairs]
+            codes[key][position:end] = np.array([*own, -1], dtype=np.int32)[facets.codes[key]]  # -1 stays -1
+        stamps[position:end] = facets.stamps
+        label_keys[position:end] = facets.label_keys
+        position = end
+        offsets.append(position)
+    by_label = np.argsort(label_keys, kind="stable").astype(np.int32)
+    del label_keys
+    dated = np.flatnonzero(stamps != _NO_DATE)
+    oldest = dated[np.argsort(stamps[dated], kind="stable")]
+    undated = np.flatnonzero(stamps == _NO_DATE)
+    by_date = np.concatenate([oldest, undated]).astype(np.int32)
+    by_date_newest = np.concatenate([oldest[::-1], undated]).astype(np.int32)
+    small: dict[str, Any] = {
+        "keys": [project.key for project, _, _ in tables],
+        "values": {key: list(numbering[key].numbers) for key in FACET_KEYS},
+        "labels": {key: list(numbering[key].labels) for key in FACET_KEYS},
+    }
+    arrays: dict[str, np.ndarray] = {
+        "offsets": np.array(offsets, dtype=np.int64),
+        "by_label": by_label,
+        "by_date": by_date,
+        "by_date_newest": by_date_newest,
+        **{f"codes.{key}": codes[key] for key in FACET_KEYS},
+        **{
+            f"totals.{key}": np.bincount(codes[key] + 1, minlength=len(numbering[key].labels) + 1)[1:]
+            for key in FACET_KEYS
+        },
+        "ranks.label": _ranks(by_label),
+        "ranks.oldest": _ranks(by_date),
+        "ranks.newest": _ranks(by_date_newest),
+    }
+    return small, arrays
+
+
 @dataclass(frozen=True)
 class AllRecordsQuery(FacetedQuery):
     """The URL state of `/records`: search text, facet selections, sort, page."""
@@ -164,59 +279,13 @@ class AllRecordsIndex:
 
     @classmethod
     def build(cls, catalog: Catalog, indexes: Mapping[str, ProjectRecordIndex]) -> AllRecordsIndex:
-        tables: list[tuple[str, RecordTable]] = [
-            (project.key, table)
+        tables = [
+            (project, table)
             for project in catalog.projects
             if (table := catalog.records.get(project.key)) is not None and project.key in indexes
         ]
-        size = sum(len(table) for _, table in tables)
-        facet_codes = {key: _Codes() for key in FACET_KEYS}
-        codes = {key: np.full(size, -1, dtype=np.int32) for key in FACET_KEYS}
-        stamps = np.full(size, _NO_DATE, dtype=np.int64)
-        label_keys = np.empty(size, dtype=f"S{_LABEL_KEY_BYTES}")
-        names = {project.key: project.name or project.shortcode for project in catalog.projects}
-        position = 0
-        offsets = [0]
-        for key, table in tables:
-            codes["project"][position : position + len(table)] = facet_codes["project"].code(
-                table.shortcode, names[key]
-            )
-            for local in range(len(table)):
-                record = json.loads(table.document(local))
-                kind = _first_text(record.get("typeOfData"))
-                codes["type"][position] = facet_codes["type"].code(kind, kind)
-                codes["licence"][position] = facet_codes["licence"].code(*record_licence(record))
-                shown = record_date(record)
-                stamp = parse_timestamp(shown)
-                if stamp is not None:
-                    stamps[position] = stamp
-                    year = str(shown)[:4]
-                    codes["year"][position] = facet_codes["year"].code(year, year)
-                label_keys[position] = label_sort_key(record_label(record) or table.pids[local].rpartition("/")[2])
-                position += 1
-            offsets.append(position)
-        by_label = np.argsort(label_keys, kind="stable").astype(np.int32)
-        del label_keys
-        dated = np.flatnonzero(stamps != _NO_DATE)
-        oldest = dated[np.argsort(stamps[dated], kind="stable")]
-        undated = np.flatnonzero(stamps == _NO_DATE)
-        by_date = np.concatenate([oldest, undated]).astype(np.int32)
-        by_date_newest = np.concatenate([oldest[::-1], undated]).astype(np.int32)
-        return cls(
-            keys=tuple(key for key, _ in tables),
-            offsets=np.array(offsets, dtype=np.int64),
-            indexes=tuple(indexes[key] for key, _ in tables),
-            codes=codes,
-            values={key: tuple(facet_codes[key].numbers) for key in FACET_KEYS},
-            labels={key: tuple(facet_codes[key].labels) for key in FACET_KEYS},
-            totals={
-                key: np.bincount(codes[key] + 1, minlength=len(facet_codes[key].labels) + 1)[1:] for key in FACET_KEYS
-            },
-            by_label=by_label,
-            by_date=by_date,
-            by_date_newest=by_date_newest,
-            ranks={"label": _ranks(by_label), "oldest": _ranks(by_date), "newest": _ranks(by_date_newest)},
-        )
+        facets = [(project, table.shortcode, table_facets(table)) for project, table in tables]
+        return cls.from_parts(*all_records_parts(facets), indexes)
 
     def parts(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """What a snapshot stores of it: the small values (JSON-able) and the arrays by name.

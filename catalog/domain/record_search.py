@@ -22,10 +22,10 @@ import bisect
 import json
 import re
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -91,7 +91,10 @@ class ProjectRecordIndex:
     dated: int  # how many records have a date (the head of by_date)
 
     @classmethod
-    def build(cls, table: RecordTable) -> ProjectRecordIndex:
+    def build(
+        cls, table: RecordTable, each_record: Callable[[int, Mapping[str, Any]], None] | None = None
+    ) -> ProjectRecordIndex:
+        """The index of ``table``; ``each_record`` is given every record's position and parsed JSON too."""
         # Words and their records go into two flat lists (C-level extends, one string object per
         # distinct word); numpy then groups them by word, keeping each word's records in order.
         distinct: dict[str, str] = {}
@@ -102,6 +105,8 @@ class ProjectRecordIndex:
         dates = np.empty(len(table), dtype=np.int64)
         for position in range(len(table)):
             record = json.loads(table.document(position))
+            if each_record is not None:
+                each_record(position, record)
             found = record_words(record, table.pids[position])
             found_words.extend(map(same_word, found, found))
             found_in.extend(repeat(position, len(found)))

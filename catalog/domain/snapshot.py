@@ -41,9 +41,7 @@ import mmap
 import multiprocessing
 import os
 import pickle
-import signal
 import struct
-import sys
 import tempfile
 import zlib
 from array import array
@@ -57,13 +55,18 @@ from typing import Any
 import numpy as np
 
 from catalog.domain import dates, ledger
-from catalog.domain.all_records import AllRecordsIndex, RecordsWithIndex
+from catalog.domain.all_records import (
+    AllRecordsIndex,
+    RecordsWithIndex,
+    TableFacets,
+    all_records_parts,
+    facet_collector,
+)
 from catalog.domain.loader import (
     Conforms,
     check_data_dir,
     data_files,
     fold_into_version,
-    iter_record_tables,
     load_catalog,
     version_digest,
 )
@@ -214,44 +217,6 @@ def _write_project(body: _SectionsFile, table: RecordTable, index: ProjectRecord
     }
 
 
-class SnapshotWriter:
-    """Writes a snapshot one project at a time (a million records never sit in memory at once).
-
-    Atomically (:class:`_SectionsFile`); the same files give the same bytes.
-    """
-
-    def __init__(self, data_dir: str | os.PathLike[str]) -> None:
-        self.root = Path(data_dir)
-        self.files = _file_states(self.root)
-        # Before the tables are read: a file edited while stamping then leaves the snapshot unused, never wrong.
-        self.data_version = _data_version(self.root, (name for name, _, _ in self.files))
-        self.projects: dict[str, Any] = {}
-        self.out = _SectionsFile(snapshot_path(self.root), MAGIC)
-
-    def __enter__(self) -> SnapshotWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.out.__exit__(*exc)
-
-    def add(self, project: Project, table: RecordTable | None) -> None:
-        if table is not None:
-            self.projects[project.key] = _write_project(self.out, table, ProjectRecordIndex.build(table))
-
-    def commit(self) -> Path:
-        return self.out.commit(
-            {"svc": svc_version(), "data_version": self.data_version, "files": self.files, "projects": self.projects}
-        )
-
-
-def write_snapshot(data_dir: str | os.PathLike[str], tables: Iterable[tuple[Project, RecordTable | None]]) -> Path:
-    """Write the snapshot of ``tables`` (each project's, in any order) for the files in ``data_dir`` now."""
-    with SnapshotWriter(data_dir) as writer:
-        for project, table in tables:
-            writer.add(project, table)
-        return writer.commit()
-
-
 @dataclasses.dataclass(frozen=True)
 class WrittenSnapshot:
     """A snapshot just written and its all-records index: the catalogue part is computed from them and the ledger."""
@@ -261,40 +226,76 @@ class WrittenSnapshot:
     all_records: tuple[dict[str, Any], dict[str, np.ndarray]]  # AllRecordsIndex.parts()
 
 
-def write_snapshot_of(data_dir: str | os.PathLike[str], catalog: Catalog) -> WrittenSnapshot | None:
-    """Read every records file of ``catalog``, write the snapshot, and index all its records.
+class SnapshotWriter:
+    """Writes a snapshot one project at a time (a million records never sit in memory at once).
 
-    None (after one WARNING) when the snapshot just written cannot be opened.
-    """
-    root = Path(data_dir)
-    write_snapshot(root, iter_record_tables(root, catalog.projects))
-    try:
-        snapshot = open_snapshot(root)
-    except SnapshotUnusable as reason:
-        logger.warning("snapshot's catalogue part not written: %s", reason)
-        return None
-    full = dataclasses.replace(catalog, records=_live_tables(snapshot, catalog))
-    index = AllRecordsIndex.build(full, build_record_indexes(full.records))
-    return WrittenSnapshot(snapshot.checksum, snapshot.data_version, index.parts())
-
-
-class SnapshotAlongside:
-    """:func:`write_snapshot_of`, run by a forked process while ``svc stamp`` reads the same records for the ledger.
-
-    Indexing the records for the snapshot is about half of what a stamp
-    costs when few records are rendered: done beside the ledger, it takes a
-    second CPU instead of adding to the first one's time. :meth:`close`
-    before the result stops the process, which then removes its temporary
-    file.
+    Atomically (:class:`_SectionsFile`); the same files give the same bytes.
+    Each project's records are indexed (:class:`_Indexing`) while the caller
+    goes on with them, and written once that is done.
     """
 
-    def __init__(self, data_dir: str | os.PathLike[str], catalog: Catalog) -> None:
+    def __init__(self, data_dir: str | os.PathLike[str]) -> None:
+        self.root = Path(data_dir)
+        self.files = _file_states(self.root)
+        # Before the tables are read: a file edited while stamping then leaves the snapshot unused, never wrong.
+        self.data_version = _data_version(self.root, (name for name, _, _ in self.files))
+        self.projects: dict[str, Any] = {}
+        self.facets: list[tuple[Project, str, TableFacets]] = []
+        self.out = _SectionsFile(snapshot_path(self.root), MAGIC)
+        self._indexing: tuple[Project, RecordTable, _Indexing] | None = None
+
+    def __enter__(self) -> SnapshotWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._indexing is not None:
+            self._indexing[2].close()
+        self.out.__exit__(*exc)
+
+    def add(self, project: Project, table: RecordTable | None) -> None:
+        self._write_indexed()
+        if table is not None:
+            self._indexing = (project, table, _Indexing(table))
+
+    def _write_indexed(self) -> None:
+        """Write the project being indexed, once its index is there."""
+        if self._indexing is not None:
+            project, table, indexing = self._indexing
+            self._indexing = None
+            index, facets = indexing.result()
+            self.projects[project.key] = _write_project(self.out, table, index)
+            self.facets.append((project, table.shortcode, facets))
+
+    def commit(self) -> WrittenSnapshot:
+        self._write_indexed()
+        self.out.commit(
+            {"svc": svc_version(), "data_version": self.data_version, "files": self.files, "projects": self.projects}
+        )
+        return WrittenSnapshot(f"{self.out.crc:08x}", self.data_version, all_records_parts(self.facets))
+
+
+class _Indexing:
+    """A table's :class:`ProjectRecordIndex` and all-records facets (one parse of each record for both), computed
+    by a forked process that shares the table: indexing is a third of what a stamp costs, and takes a second CPU."""
+
+    def __init__(self, table: RecordTable) -> None:
         forking = multiprocessing.get_context("fork")
         self._result, sending = forking.Pipe(duplex=False)
-        self._process = forking.Process(target=_write_alongside, args=(sending, data_dir, catalog), daemon=True)
+        self._process = forking.Process(target=_index_in_child, args=(sending, table), daemon=True)
         self._process.start()
         sending.close()
-        self.written: WrittenSnapshot | None = None  # once the tables passed through :meth:`after`
+
+    def result(self) -> tuple[ProjectRecordIndex, TableFacets]:
+        """Wait for them; raise what the process raised."""
+        try:
+            outcome = self._result.recv()
+        except EOFError:  # it died without a word (killed)
+            outcome = OSError(f"the process indexing the records ended with {self._process.exitcode}")
+        finally:
+            self.close()
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
 
     def close(self) -> None:
         """Stop the process if it still runs (the stamp failed), and wait for it."""
@@ -303,31 +304,12 @@ class SnapshotAlongside:
         self._process.join()
         self._result.close()
 
-    def result(self) -> WrittenSnapshot | None:
-        """Wait for the process; raise what it raised (a records file that does not load, a full disk)."""
-        try:
-            outcome = self._result.recv()
-        except EOFError:  # it died without a word (killed)
-            outcome = OSError(f"the process writing the snapshot ended with {self._process.exitcode}")
-        self._process.join()
-        if isinstance(outcome, BaseException):
-            raise outcome
-        return outcome
 
-    def after(
-        self, tables: Iterable[tuple[Project, RecordTable | None]]
-    ) -> Iterator[tuple[Project, RecordTable | None]]:
-        """``tables``, then the snapshot's result (:meth:`result`): the stamp fails before its ledger if it did."""
-        yield from tables
-        self.written = self.result()
-
-
-def _write_alongside(sending: Connection, data_dir: str | os.PathLike[str], catalog: Catalog) -> None:
-    # Stopped (the stamp failed): leave through the with blocks, which remove the temporary file.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    outcome: WrittenSnapshot | BaseException | None
+def _index_in_child(sending: Connection, table: RecordTable) -> None:
+    outcome: tuple[ProjectRecordIndex, TableFacets] | Exception
     try:
-        outcome = write_snapshot_of(data_dir, catalog)
+        add, facets = facet_collector(table)
+        outcome = (ProjectRecordIndex.build(table, add), facets())
     except Exception as error:
         outcome = error
     try:
@@ -335,6 +317,27 @@ def _write_alongside(sending: Connection, data_dir: str | os.PathLike[str], cata
     except (TypeError, AttributeError, pickle.PicklingError):  # an exception that does not pickle
         sending.send(OSError(str(outcome)))
     sending.close()
+
+
+class SnapshotPass:
+    """What ``svc stamp`` writes of the tables it reads for the ledger: the snapshot, in the same single pass."""
+
+    def __init__(self, data_dir: str | os.PathLike[str]) -> None:
+        self.writer = SnapshotWriter(data_dir)
+        self.written: WrittenSnapshot | None = None  # once all tables passed
+
+    def passing(
+        self, tables: Iterable[tuple[Project, RecordTable | None]]
+    ) -> Iterator[tuple[Project, RecordTable | None]]:
+        """Yield ``tables`` on, adding each to the snapshot, which is written once they are all through."""
+        for project, table in tables:
+            self.writer.add(project, table)
+            yield project, table
+        self.written = self.writer.commit()
+
+    def close(self) -> None:
+        """Remove what was not committed (the stamp failed) and stop the indexing."""
+        self.writer.__exit__()
 
 
 # Opening --------------------------------------------------------------------

@@ -612,6 +612,7 @@ class _RecordShared:
     """The parts of a record that the records of a project usually share (legal info, access)."""
 
     publisher: str
+    publisher_identifier: str | None
     creators: tuple[Agent, ...]
     contributors: tuple[tuple[Agent, str], ...]
     rights: tuple[Rights, ...]
@@ -665,6 +666,7 @@ class RecordSharing:
         person_names = self._person_names
         return _RecordShared(
             publisher=publisher,
+            publisher_identifier=_publisher_identifier(publisher),
             creators=tuple(free_text_agent(name, person_names) for name in _authorship(legal))
             or (Agent(publisher, "Organizational"),),
             contributors=tuple((free_text_agent(holder, person_names), "RightsHolder") for holder in holders),
@@ -703,11 +705,12 @@ def project_context(catalog: Catalog, project: Project, base_url: str, fallback_
 
 
 def _record_dates(issued: str | None, created: str | None, modified: str | None, embargo: str | None) -> list[Date]:
-    found: list[Date] = []
-    for value, kind in ((issued, "Issued"), (created, "Created"), (modified, "Updated"), (embargo, "Available")):
-        if value and Date(value, kind) not in found:
-            found.append(Date(value, kind))
-    return found
+    """Each date the record has, once per kind (the kinds differ, so no two are equal)."""
+    return [
+        Date(value, kind)
+        for value, kind in ((issued, "Issued"), (created, "Created"), (modified, "Updated"), (embargo, "Available"))
+        if value
+    ]
 
 
 def _record_file(item: ItemMetadata, file: Any) -> None:
@@ -746,7 +749,7 @@ def record_metadata(record: dict[str, Any], context: ProjectContext) -> ItemMeta
         identifier=pid,
         identifier_type=identifiers.pid_type(pid),
         publisher=shared.publisher,
-        publisher_identifier=_publisher_identifier(shared.publisher),
+        publisher_identifier=shared.publisher_identifier,
         publication_year=dates.year(issued) or _year_of(created, modified) or context.fallback_year,
         resource_type=_record_resource_type(next(filter(None, map(text_value, _as_list(get("typeOfData")))), None)),
         titles=texts(get("label")) or [Text(pid)],

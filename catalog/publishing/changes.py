@@ -41,7 +41,7 @@ from catalog.domain import ledger
 from catalog.domain.ledger import Item, ProjectMeta, fingerprint
 from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
-from catalog.domain.snapshot import SnapshotAlongside, write_catalog_part
+from catalog.domain.snapshot import SnapshotPass, write_catalog_part
 from catalog.formats import item_metadata
 from catalog.publishing.formats import FORMATS
 from catalog.publishing.oai_identifiers import fallback_year, project_local_ids, shared_pid_prefix
@@ -301,23 +301,23 @@ def stamp_release(
         raise StampRefused(f"{len(catalog.problems)} problem(s) loading {data_dir}: {reasons}")
     path = ledger.ledger_path(data_dir)
     old = path.open(encoding="utf-8") if path.is_file() else None
-    # The same records are read for the snapshot (svc serve opens it, docs/snapshot.md) by another process.
-    alongside = SnapshotAlongside(data_dir, catalog) if not dry_run else None
+    snapshot: SnapshotPass | None = None
     try:
         tables = iter_record_tables(data_dir, catalog.projects)
-        if alongside is not None:  # its result comes before the ledger is written: a failure fails the stamp
-            tables = alongside.after(tables)
+        if not dry_run:  # the same single pass writes the snapshot svc serve opens (docs/snapshot.md)
+            snapshot = SnapshotPass(data_dir)
+            tables = snapshot.passing(tables)
         items = ledger_items(catalog, tables, site_url, KnownSources(old), len(os.sched_getaffinity(0)))
         summary = ledger.stamp(data_dir, items, now, dry_run=dry_run, activate_in=activate_in)
-        if alongside is not None:  # what the snapshot keeps of the whole catalogue and the ledger just written
-            write_catalog_part(data_dir, catalog, alongside.written)
+        if snapshot is not None:  # what the snapshot keeps of the whole catalogue and the ledger just written
+            write_catalog_part(data_dir, catalog, snapshot.written)
         return summary
     except DataDirError as error:
         raise StampRefused(str(error)) from None
     except (ledger.LedgerError, OSError, UnicodeDecodeError) as error:
         raise StampRefused(f"{path}: {error}") from None
     finally:
-        if alongside is not None:
-            alongside.close()
+        if snapshot is not None:
+            snapshot.close()
         if old is not None:
             old.close()
