@@ -45,6 +45,7 @@ import struct
 import tempfile
 import zlib
 from array import array
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from importlib import metadata
 from multiprocessing.connection import Connection
@@ -231,8 +232,11 @@ class SnapshotWriter:
 
     Atomically (:class:`_SectionsFile`); the same files give the same bytes.
     Each project's records are indexed (:class:`_Indexing`) while the caller
-    goes on with them, and written once that is done.
+    goes on with them, and written once that is done; the next project's
+    indexing starts meanwhile, so that two CPUs index when the caller has less to do.
     """
+
+    INDEXING_AT_ONCE = 2
 
     def __init__(self, data_dir: str | os.PathLike[str]) -> None:
         self.root = Path(data_dir)
@@ -242,32 +246,35 @@ class SnapshotWriter:
         self.projects: dict[str, Any] = {}
         self.facets: list[tuple[Project, str, TableFacets]] = []
         self.out = _SectionsFile(snapshot_path(self.root), MAGIC)
-        self._indexing: tuple[Project, RecordTable, _Indexing] | None = None
+        self._indexing: deque[tuple[Project, RecordTable, _Indexing]] = deque()
 
     def __enter__(self) -> SnapshotWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._indexing is not None:
-            self._indexing[2].close()
+        for _, _, indexing in self._indexing:
+            indexing.close()
         self.out.__exit__(*exc)
 
     def add(self, project: Project, table: RecordTable | None) -> None:
-        self._write_indexed()
         if table is not None:
-            self._indexing = (project, table, _Indexing(table))
+            self._indexing.append((project, table, _Indexing(table)))
+            while len(self._indexing) > self.INDEXING_AT_ONCE:
+                self._write_indexed()
 
     def _write_indexed(self) -> None:
-        """Write the project being indexed, once its index is there."""
-        if self._indexing is not None:
-            project, table, indexing = self._indexing
-            self._indexing = None
+        """Write the first project still being indexed, once its index is there (projects stay in order)."""
+        project, table, indexing = self._indexing[0]
+        try:
             index, facets = indexing.result()
-            self.projects[project.key] = _write_project(self.out, table, index)
-            self.facets.append((project, table.shortcode, facets))
+        finally:
+            self._indexing.popleft()
+        self.projects[project.key] = _write_project(self.out, table, index)
+        self.facets.append((project, table.shortcode, facets))
 
     def commit(self) -> WrittenSnapshot:
-        self._write_indexed()
+        while self._indexing:
+            self._write_indexed()
         self.out.commit(
             {"svc": svc_version(), "data_version": self.data_version, "files": self.files, "projects": self.projects}
         )
