@@ -40,7 +40,6 @@ import logging
 import mmap
 import multiprocessing
 import os
-import pickle
 import struct
 import tempfile
 import zlib
@@ -48,7 +47,7 @@ from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from importlib import metadata
-from multiprocessing.connection import Connection
+from multiprocessing.pool import AsyncResult
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -231,12 +230,15 @@ class SnapshotWriter:
     """Writes a snapshot one project at a time (a million records never sit in memory at once).
 
     Atomically (:class:`_SectionsFile`); the same files give the same bytes.
-    Each project's records are indexed (:class:`_Indexing`) while the caller
-    goes on with them, and written once that is done; the next project's
-    indexing starts meanwhile, so that two CPUs index when the caller has less to do.
+    Each project's records are indexed — the search index and the all-records
+    facets, from one parse of each record's JSON: a third of what a stamp
+    costs — by one of :attr:`INDEXING_PROCESSES` processes started before any
+    records are read (small, so starting them costs nothing), while the
+    caller goes on with the records; a project is written once its index is
+    there, in the order given.
     """
 
-    INDEXING_AT_ONCE = 2
+    INDEXING_PROCESSES = 2
 
     def __init__(self, data_dir: str | os.PathLike[str]) -> None:
         self.root = Path(data_dir)
@@ -246,29 +248,29 @@ class SnapshotWriter:
         self.projects: dict[str, Any] = {}
         self.facets: list[tuple[Project, str, TableFacets]] = []
         self.out = _SectionsFile(snapshot_path(self.root), MAGIC)
-        self._indexing: deque[tuple[Project, RecordTable, _Indexing]] = deque()
+        self._pool = multiprocessing.get_context("fork").Pool(self.INDEXING_PROCESSES)
+        self._indexing: deque[tuple[Project, RecordTable, AsyncResult[tuple[ProjectRecordIndex, TableFacets]]]] = (
+            deque()
+        )
 
     def __enter__(self) -> SnapshotWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for _, _, indexing in self._indexing:
-            indexing.close()
+        self._pool.terminate()
+        self._pool.join()
         self.out.__exit__(*exc)
 
     def add(self, project: Project, table: RecordTable | None) -> None:
         if table is not None:
-            self._indexing.append((project, table, _Indexing(table)))
-            while len(self._indexing) > self.INDEXING_AT_ONCE:
+            self._indexing.append((project, table, self._pool.apply_async(_indexed, (table,))))
+            while len(self._indexing) > self.INDEXING_PROCESSES:
                 self._write_indexed()
 
     def _write_indexed(self) -> None:
-        """Write the first project still being indexed, once its index is there (projects stay in order)."""
-        project, table, indexing = self._indexing[0]
-        try:
-            index, facets = indexing.result()
-        finally:
-            self._indexing.popleft()
+        """Write the first project still being indexed, once its index is there."""
+        project, table, indexing = self._indexing.popleft()
+        index, facets = indexing.get()
         self.projects[project.key] = _write_project(self.out, table, index)
         self.facets.append((project, table.shortcode, facets))
 
@@ -281,49 +283,10 @@ class SnapshotWriter:
         return WrittenSnapshot(f"{self.out.crc:08x}", self.data_version, all_records_parts(self.facets))
 
 
-class _Indexing:
-    """A table's :class:`ProjectRecordIndex` and all-records facets (one parse of each record for both), computed
-    by a forked process that shares the table: indexing is a third of what a stamp costs, and takes a second CPU."""
-
-    def __init__(self, table: RecordTable) -> None:
-        forking = multiprocessing.get_context("fork")
-        self._result, sending = forking.Pipe(duplex=False)
-        self._process = forking.Process(target=_index_in_child, args=(sending, table), daemon=True)
-        self._process.start()
-        sending.close()
-
-    def result(self) -> tuple[ProjectRecordIndex, TableFacets]:
-        """Wait for them; raise what the process raised."""
-        try:
-            outcome = self._result.recv()
-        except EOFError:  # it died without a word (killed)
-            outcome = OSError(f"the process indexing the records ended with {self._process.exitcode}")
-        finally:
-            self.close()
-        if isinstance(outcome, BaseException):
-            raise outcome
-        return outcome
-
-    def close(self) -> None:
-        """Stop the process if it still runs (the stamp failed), and wait for it."""
-        if self._process.is_alive():
-            self._process.terminate()
-        self._process.join()
-        self._result.close()
-
-
-def _index_in_child(sending: Connection, table: RecordTable) -> None:
-    outcome: tuple[ProjectRecordIndex, TableFacets] | Exception
-    try:
-        add, facets = facet_collector(table)
-        outcome = (ProjectRecordIndex.build(table, add), facets())
-    except Exception as error:
-        outcome = error
-    try:
-        sending.send(outcome)
-    except (TypeError, AttributeError, pickle.PicklingError):  # an exception that does not pickle
-        sending.send(OSError(str(outcome)))
-    sending.close()
+def _indexed(table: RecordTable) -> tuple[ProjectRecordIndex, TableFacets]:
+    """A table's search index and all-records facets (run by an indexing process)."""
+    add, facets = facet_collector(table)
+    return ProjectRecordIndex.build(table, add), facets()
 
 
 class SnapshotPass:
