@@ -17,7 +17,6 @@ the search and the *other* facets' selections.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -158,7 +157,7 @@ def table_facets(table: RecordTable) -> TableFacets:
     """The facets of a table's records, each record's JSON parsed for them alone."""
     add, facets = facet_collector(table)
     for position in range(len(table)):
-        add(position, json.loads(table.document(position)))
+        add(position, table.record(position))
     return facets()
 
 

@@ -28,6 +28,8 @@ FUNDER_ROLE = "Funder"
 
 # One encoder for all records: building it per record costs a million times over.
 _compact_json = json.JSONEncoder(separators=(",", ":"))
+# What json.loads does with the UTF-8 bytes this module encodes, without its per-call checks of the encoding.
+_decode_json = json.JSONDecoder().decode
 
 NO_DATESTAMP = -(2**62)  # stands for "no date" in the packed datestamp array
 
@@ -375,7 +377,7 @@ class RecordTable:
         return self._documents.raw(index)
 
     def record(self, index: int) -> dict[str, Any]:
-        return json.loads(self._documents.raw(index))
+        return _decode_json(self._documents.raw(index).decode("utf-8", "surrogatepass"))
 
     def datestamp(self, index: int) -> int | None:
         stamp = self.datestamps[index]

@@ -19,7 +19,6 @@ the records. Word-prefix rather than substring matching keeps that property:
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -104,7 +103,7 @@ class ProjectRecordIndex:
         labels: list[tuple[tuple[object, ...], int]] = []
         dates = np.empty(len(table), dtype=np.int64)
         for position in range(len(table)):
-            record = json.loads(table.document(position))
+            record = table.record(position)
             if each_record is not None:
                 each_record(position, record)
             found = record_words(record, table.pids[position])
