@@ -34,6 +34,7 @@ from catalog.domain.record_search import (
     ProjectRecordIndex,
     RecordQuery,
     build_record_indexes,
+    ranks_of,
     record_date,
     record_label,
 )
@@ -215,7 +216,7 @@ class AllRecordsIndex:
             by_label=by_label,
             by_date=by_date,
             by_date_newest=by_date_newest,
-            ranks={"label": _ranks(by_label), "oldest": _ranks(by_date), "newest": _ranks(by_date_newest)},
+            ranks={"label": ranks_of(by_label), "oldest": ranks_of(by_date), "newest": ranks_of(by_date_newest)},
         )
 
     def parts(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -313,12 +314,6 @@ class AllRecordsIndex:
             if seen >= stop:
                 break
         return total, np.concatenate(picked) if picked else np.zeros(0, dtype=np.int32)
-
-
-def _ranks(order: np.ndarray) -> np.ndarray:
-    ranks = np.empty(len(order), dtype=np.int32)
-    ranks[order] = np.arange(len(order), dtype=np.int32)
-    return ranks
 
 
 def _and(masks: Sequence[np.ndarray]) -> np.ndarray | None:
