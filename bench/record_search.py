@@ -4,7 +4,8 @@
     python bench/record_search.py DIR [--project SHORTCODE] [--repeat N] [--json FILE]
 
 Loads the catalogue, measures the resident set, builds the record index of every
-project (as ``svc serve`` does before forking) and measures again; then runs a
+project (as ``svc serve`` does before forking; with ``--snapshot`` the data
+directory's snapshot is opened instead and brings them) and measures again; then runs a
 set of queries against the largest project (or ``--project``), each ``--repeat``
 times, and prints the median and the 95th percentile per query, as milliseconds.
 A query's time covers matching, counting, sorting and cutting out one page.
@@ -26,6 +27,7 @@ from bench.load_time import current_rss_kib
 from catalog.domain.loader import load_catalog
 from catalog.domain.model import Catalog
 from catalog.domain.record_search import RecordQuery, build_record_indexes, search_records
+from catalog.domain.snapshot import open_catalog
 
 QUERIES = (
     ("", "label", 1),
@@ -47,9 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--pages", type=int, default=0, help="also time N whole pages through Django")
+    parser.add_argument(
+        "--snapshot", action="store_true", help="open DIR's snapshot, with its indexes, as svc serve does (10M records)"
+    )
     args = parser.parse_args(argv)
 
-    catalog = load_catalog(args.data_dir)
+    catalog = open_catalog(args.data_dir) if args.snapshot else load_catalog(args.data_dir)
     gc.collect()
     rss_loaded = current_rss_kib()
     started = time.perf_counter()

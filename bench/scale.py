@@ -6,13 +6,16 @@
 For each data directory (made by bench/make_corpus.py), smallest first:
 
 1. ``svc stamp DIR``: wall and CPU time, peak RSS (the child's ``ru_maxrss``),
-   and the size of the snapshot it writes;
+   and the size of the snapshot it writes (``--first-stamp``: from no ledger;
+   ``--no-stamp``: skipped, the existing snapshot is served);
 2. ``svc serve --workers 2``: process start to the first 200 on /healthz, and
    the master's CPU time by then (on a busy machine the wall time is mostly
    waiting for a CPU);
 3. a warm-up (listing, largest project, its records, one OAI page), then the
    PSS of master and workers (anonymous and file-backed apart: the
-   snapshot's pages are page cache, shared by every process and replica);
+   snapshot's pages are page cache, shared by every process and replica),
+   and again at the end of the run, after the search, harvest and wrk steps
+   have read a fifth of the snapshot;
 4. record search in the largest project over HTTP: distinct queries (no
    replayed answer), p50/p95;
 5. ListRecords harvest, one client following the tokens for ``--harvest-seconds``;
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -150,8 +154,11 @@ def harvest_rate(base_url: str, seconds: float) -> dict[str, float]:
 
 def measure(data_dir: Path, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
     result: dict[str, Any] = {"data_dir": str(data_dir)}
-    print(f"{data_dir}: svc stamp …", file=sys.stderr)
-    result["stamp"] = stamp(data_dir)
+    if args.first_stamp:  # what a first release, or a new svc that renders differently, costs
+        shutil.rmtree(data_dir / ".svc", ignore_errors=True)
+    if not args.no_stamp:
+        print(f"{data_dir}: svc stamp …", file=sys.stderr)
+        result["stamp"] = stamp(data_dir)
     shortcode, _ = largest_project(data_dir)
     port = free_port()
     env = {
@@ -174,6 +181,7 @@ def measure(data_dir: Path, args: argparse.Namespace, scratch: Path) -> dict[str
             OAI_PATH + "?verb=Identify",
         ):
             fetch(base + path)
+        result["memory_after_warm_up"] = memory_split(server.process.pid)
         result["record_search"] = record_search(base, str(shortcode))
         result["harvest"] = harvest_rate(base, args.harvest_seconds)
         wrk = Wrk(2, 16, args.duration, 1, 1, scratch / "report.lua")
@@ -197,7 +205,7 @@ def measure(data_dir: Path, args: argparse.Namespace, scratch: Path) -> dict[str
                 "workers_waiting_for_cpu": round(waiting / elapsed, 2),
             }
         result["wrk_c16"] = tail
-        result["memory"] = memory_split(server.process.pid)
+        result["memory_after_run"] = memory_split(server.process.pid)
     return result
 
 
@@ -212,12 +220,15 @@ def plot(runs: list[dict[str, Any]], path: Path) -> None:
     figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
     left.plot(records, [run["startup_seconds"] for run in runs], "o-", label="svc serve to first 200 (wall)")
     left.plot(records, [run["startup_master_cpu_seconds"] for run in runs], "o--", label="svc serve, master CPU")
-    left.plot(records, [run["stamp"]["cpu_seconds"] for run in runs], "s:", label="svc stamp CPU")
+    stamped = [run for run in runs if "stamp" in run]
+    stamped_records = [run["records"] for run in stamped]
+    left.plot(stamped_records, [run["stamp"]["cpu_seconds"] for run in stamped], "s:", label="svc stamp CPU")
     left.set(xscale="log", xlabel="records", ylabel="seconds", title="Start-up and stamp")
-    right.plot(records, [run["memory"]["pss_mib"] for run in runs], "o-", label="PSS total")
-    right.plot(records, [run["memory"]["pss_anon_mib"] for run in runs], "s--", label="PSS anonymous")
-    right.plot(records, [run["stamp"]["snapshot_mib"] for run in runs], "^:", label="snapshot file")
-    right.set(xscale="log", xlabel="records", ylabel="MiB", title="Master + 2 workers after warm-up")
+    right.plot(records, [run["memory_after_warm_up"]["pss_mib"] for run in runs], "o-", label="PSS after warm-up")
+    right.plot(records, [run["memory_after_warm_up"]["pss_anon_mib"] for run in runs], "s--", label="of it anonymous")
+    right.plot(records, [run["memory_after_run"]["pss_mib"] for run in runs], "o:", label="PSS after the run")
+    right.plot(stamped_records, [run["stamp"]["snapshot_mib"] for run in stamped], "^:", label="snapshot file")
+    right.set(xscale="log", xlabel="records", ylabel="MiB", title="Master + 2 workers")
     for axes in (left, right):
         axes.grid(True, alpha=0.3)
         axes.legend(fontsize=8)
@@ -235,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=int, default=4, help="seconds per wrk run (default 4)")
     parser.add_argument("--rounds", type=int, default=2, help="wrk runs per URL, median reported (default 2)")
     parser.add_argument("--harvest-seconds", type=float, default=20, help="length of the harvest (default 20)")
+    stamping = parser.add_mutually_exclusive_group()
+    stamping.add_argument("--first-stamp", action="store_true", help="delete each DIR/.svc first: a first stamp")
+    stamping.add_argument("--no-stamp", action="store_true", help="serve each DIR's existing snapshot as it is")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--plot", type=Path, help="write the PNG plot here")
     parser.add_argument("--replot", type=Path, metavar="JSON", help="only plot the runs of an earlier --json")

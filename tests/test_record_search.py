@@ -7,12 +7,16 @@ import json
 import pytest
 from lxml import html
 
-from catalog.domain.model import RecordTable
+from catalog.domain.model import RecordTable, parse_timestamp
 from catalog.domain.record_search import (
+    PAGE_SIZE,
     ProjectRecordIndex,
     RecordQuery,
     highlight,
     natural_key,
+    record_date,
+    record_label,
+    record_words,
     search_records,
 )
 from catalog.domain.search import BadQuery, PageOutOfRange
@@ -90,6 +94,59 @@ def test_pages_and_their_end():
     assert search_records(INDEX, RecordQuery(page=1)).page_count == 1
     with pytest.raises(PageOutOfRange):
         search_records(INDEX, RecordQuery(page=2))
+
+
+def _generated_table(count: int) -> RecordTable:
+    """Records with repeated labels and dates (ties), a fifth undated, and words from a small vocabulary."""
+    words = ["folio", "fol", "map", "karte", "brief", "letter", "zürich", "basel", "2r", "10v"]
+    records = []
+    for number in range(count):
+        year = 1990 + (number * 7) % 23
+        records.append(
+            _record(
+                f"r{(number * 7919) % count:05d}",
+                f"{words[number % 10]} {number % 37}r",
+                None if number % 5 == 0 else f"{year}-0{1 + number % 9}-01T00:00:00Z",
+                description={"en": " ".join(words[(number * k) % 10] for k in (3, 5))},
+            )
+        )
+    return RecordTable.build("0001", records)
+
+
+def _reference_page(table: RecordTable, query: RecordQuery) -> tuple[int, list[int]]:
+    """The page worked out record by record, from the rules as the page states them (no index)."""
+    records = [(json.loads(table.document(p)), p) for p in range(len(table))]
+    found = [
+        p
+        for record, p in records
+        if all(any(w.startswith(q) for w in record_words(record, table.pids[p])) for q in query.words)
+    ]
+    label = {p: natural_key(record_label(record)) for record, p in records}
+    date = {p: parse_timestamp(record_date(record)) for record, p in records}
+    dated = sorted((p for p in found if date[p] is not None), key=lambda p: (date[p], p))
+    undated = [p for p in found if date[p] is None]
+    ordered = {
+        "label": sorted(found, key=lambda p: (label[p], p)),
+        "label-desc": sorted(found, key=lambda p: (label[p], p))[::-1],
+        "oldest": dated + undated,
+        "newest": dated[::-1] + undated,
+        "identifier": found,
+    }[query.effective_sort]
+    start = (query.page - 1) * PAGE_SIZE
+    return len(found), ordered[start : start + PAGE_SIZE]
+
+
+@pytest.mark.parametrize("text", ["", "folio", "fol", "karte letter", "zür", "2r", "nothing"])
+@pytest.mark.parametrize("sort", RecordQuery.SORTS)
+def test_every_page_of_every_sort_is_what_the_rules_give(text, sort):
+    table = _generated_table(437)
+    index = ProjectRecordIndex.build(table)
+    total, _ = _reference_page(table, RecordQuery(text, sort, 1))
+    assert total > 0 or text == "nothing"
+    for page in range(1, max(1, -(-total // PAGE_SIZE)) + 1):
+        query = RecordQuery(text, sort, page)
+        result = search_records(index, query)
+        assert (result.total, list(result.positions)) == _reference_page(table, query), (text, sort, page)
 
 
 def test_highlight_marks_the_matching_words_in_the_original_text():

@@ -33,6 +33,7 @@ from catalog.domain.record_search import (
     ProjectRecordIndex,
     RecordQuery,
     build_record_indexes,
+    ranks_of,
     record_date,
     record_label,
 )
@@ -209,9 +210,9 @@ def all_records_parts(
             f"totals.{key}": np.bincount(codes[key] + 1, minlength=len(numbering[key].labels) + 1)[1:]
             for key in FACET_KEYS
         },
-        "ranks.label": _ranks(by_label),
-        "ranks.oldest": _ranks(by_date),
-        "ranks.newest": _ranks(by_date_newest),
+        "ranks.label": ranks_of(by_label),
+        "ranks.oldest": ranks_of(by_date),
+        "ranks.newest": ranks_of(by_date_newest),
     }
     return small, arrays
 
@@ -381,12 +382,6 @@ class AllRecordsIndex:
             if seen >= stop:
                 break
         return total, np.concatenate(picked) if picked else np.zeros(0, dtype=np.int32)
-
-
-def _ranks(order: np.ndarray) -> np.ndarray:
-    ranks = np.empty(len(order), dtype=np.int32)
-    ranks[order] = np.arange(len(order), dtype=np.int32)
-    return ranks
 
 
 def _and(masks: Sequence[np.ndarray]) -> np.ndarray | None:

@@ -1,4 +1,4 @@
-"""Search and sort inside one project's records, fast at a quarter million records.
+"""Search and sort inside one project's records, fast at millions of records.
 
 Built once per catalogue (see :mod:`catalog.domain.memo`), before the workers
 fork, so they share it. Per project the index holds
@@ -7,12 +7,14 @@ fork, so they share it. Per project the index holds
   case- and accent-folding as the project listing, :func:`search.words`) and,
   in vocabulary order, the records each word occurs in (one int32 array): the
   records whose words *start with* a query word are one contiguous slice;
-* the record order for each sort (natural label order, date), as int32 arrays;
+* the record order for each sort (natural label order, date), as int32 arrays,
+  and their inverses (each record's place in that order), derived on opening;
   identifier order is the table's own (pid) order.
 
-A query marks the matching records in a boolean array per word (numpy), ANDs
-them and reads the wanted sort order through the mask: no Python loop runs over
-the records. Word-prefix rather than substring matching keeps that property:
+A query marks the matching records in a boolean array per word (numpy), at
+their places in the wanted sort order, and ANDs them; the marks then give the
+total and, read in order, the page: no Python loop runs over the records, and
+only the page's places are turned back into records. Word-prefix rather than substring matching keeps that property:
 "o2" finds "o2r", "zur" finds "Zürich".
 """
 
@@ -22,7 +24,7 @@ import bisect
 import re
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any, ClassVar
 
@@ -131,27 +133,73 @@ class ProjectRecordIndex:
             dated=len(dated),
         )
 
+    label_ranks: np.ndarray = field(init=False, repr=False, compare=False)  # position -> place in by_label
+    date_ranks: np.ndarray = field(init=False, repr=False, compare=False)  # position -> place in by_date
+
+    def __post_init__(self) -> None:
+        # Derived, not stored: two scatters per project when the catalogue opens, before the workers fork.
+        object.__setattr__(self, "label_ranks", ranks_of(self.by_label))
+        object.__setattr__(self, "date_ranks", ranks_of(self.by_date))
+
+    def _postings_of(self, word: str) -> np.ndarray:
+        """The records of every vocabulary word that starts with ``word`` (a record may come more than once)."""
+        low = bisect.bisect_left(self.vocabulary, word)
+        high = bisect.bisect_left(self.vocabulary, word + "\U0010ffff")
+        return self.postings[self.starts[low] : self.starts[high]]
+
     def matching(self, query_words: Sequence[str]) -> np.ndarray | None:
         """A boolean mask of the records having a word that starts with each query word; None for no words."""
+        return self._marked(query_words, None)
+
+    def _marked(self, query_words: Sequence[str], ranks: np.ndarray | None) -> np.ndarray | None:
+        """The records matching every query word, marked at their places in ``ranks``' order (or by position)."""
         mask = None
         for word in query_words:
-            low = bisect.bisect_left(self.vocabulary, word)
-            high = bisect.bisect_left(self.vocabulary, word + "\U0010ffff")
+            hits = self._postings_of(word)
             found = np.zeros(self.size, dtype=bool)
-            found[self.postings[self.starts[low] : self.starts[high]]] = True
-            mask = found if mask is None else mask & found
+            found[hits if ranks is None else ranks[hits]] = True
+            mask = found if mask is None else np.logical_and(mask, found, out=mask)
         return mask
 
-    def ordered(self, sort: str, mask: np.ndarray | None) -> np.ndarray:
-        """Record positions in the sort order, only those the mask keeps."""
+    def page(self, sort: str, query_words: Sequence[str], start: int, stop: int) -> tuple[int, np.ndarray]:
+        """How many records match every query word (all without words), and those ``start:stop`` in the sort.
+
+        The matches are marked at their places in the sort's own order (through its ranks), so they come
+        out in order by one pass over the marks, and only the page's are turned back into positions.
+        """
         if sort == "identifier":
-            return np.arange(self.size, dtype=np.int32) if mask is None else np.flatnonzero(mask)
-        order = self.by_label if sort.startswith("label") else self.by_date
-        if sort == "newest":
-            order = np.concatenate([order[: self.dated][::-1], order[self.dated :]])
-        elif sort == "label-desc":
-            order = order[::-1]
-        return order if mask is None else order[mask[order]]
+            mask = self._marked(query_words, None)
+            if mask is None:
+                return self.size, np.arange(start, min(stop, self.size), dtype=np.int32)
+            matches = np.flatnonzero(mask)
+            return len(matches), matches[start:stop].astype(np.int32)
+        by_label = sort.startswith("label")
+        order, ranks = (self.by_label, self.label_ranks) if by_label else (self.by_date, self.date_ranks)
+        mask = self._marked(query_words, ranks)
+        if mask is None:
+            return self.size, _arranged(order, sort, self.dated, start, stop)
+        places = np.flatnonzero(mask)
+        dated = int(np.searchsorted(places, self.dated))  # the matches with a date come first in by_date
+        return len(places), order[_arranged(places, sort, dated, start, stop)]
+
+
+def _arranged(ascending: np.ndarray, sort: str, head: int, start: int, stop: int) -> np.ndarray:
+    """Items ``start:stop`` of ``ascending`` as ``sort`` shows it: all reversed (label-desc), or its first
+    ``head`` reversed and the rest after them (newest: the undated stay last)."""
+    if sort == "label-desc":
+        head = len(ascending)
+    elif sort != "newest":
+        return ascending[start:stop]
+    reversed_part = ascending[max(head - stop, 0) : max(head - start, 0)][::-1]
+    rest = ascending[head + max(start - head, 0) : head + max(stop - head, 0)]
+    return np.concatenate([reversed_part, rest])
+
+
+def ranks_of(order: np.ndarray) -> np.ndarray:
+    """The inverse of a permutation: for each record position, its place in ``order``."""
+    ranks = np.empty(len(order), dtype=np.int32)
+    ranks[order] = np.arange(len(order), dtype=np.int32)
+    return ranks
 
 
 @dataclass(frozen=True)
@@ -174,14 +222,12 @@ class RecordResult(PagePositions):
 
 def search_records(index: ProjectRecordIndex, query: RecordQuery) -> RecordResult:
     """One page of a project's records; raises :class:`PageOutOfRange` past the last page."""
-    query_words = query.words
-    order = index.ordered(query.effective_sort, index.matching(query_words) if query_words else None)
-    total = len(order)
+    start = (query.page - 1) * PAGE_SIZE
+    total, positions = index.page(query.effective_sort, query.words, start, start + PAGE_SIZE)
     page_count = max(1, -(-total // PAGE_SIZE))
     if query.page > page_count:
         raise PageOutOfRange(query.page, page_count)
-    start = (query.page - 1) * PAGE_SIZE
-    return RecordResult(total, query.page, page_count, tuple(int(p) for p in order[start : start + PAGE_SIZE]))
+    return RecordResult(total, query.page, page_count, tuple(int(p) for p in positions))
 
 
 def highlight(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], ...]:
