@@ -68,7 +68,7 @@ class ResponseCacheMiddleware:
         body = response.content
         compressible = response_cache.is_compressible(response.get("Content-Type", ""), body)
         vary = response_cache.vary(
-            inputs or (),
+            inputs if inputs is not None and cacheable is not None else (),  # other answers name their own
             language_negotiated=_language_negotiated(request),
             compressible=compressible,
             given=response.get("Vary"),

@@ -98,6 +98,18 @@ def test_each_accept_value_gets_its_own_answer_and_names_accept_in_vary(replayin
     assert [answer["Vary"] for answer in answers] == ["Accept, Accept-Encoding"] * 2
 
 
+def test_an_answer_the_cache_may_not_keep_names_only_its_own_vary(replaying):
+    """A 404 of a route declaring the media type does not vary on Accept: only kept answers get the declaration's."""
+
+    def missing(response):
+        delattr(response, CACHEABLE_ATTRIBUTE)  # as views answer a missing item: not marked cacheable
+        response.status_code = 404
+
+    view = CountingView(missing, inputs=(Input.MEDIA_TYPE,))
+    answer = replaying(view)(RequestFactory().get("/replay/missing", HTTP_ACCEPT="text/html"))
+    assert (answer.status_code, answer["Vary"]) == (404, "Accept-Encoding")
+
+
 @pytest.mark.parametrize(
     "respond",
     [

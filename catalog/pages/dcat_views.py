@@ -79,5 +79,12 @@ def catalogue(request: HttpRequest, extension: str | None = None) -> HttpRespons
     return mark_cacheable(response)
 
 
+@varies_on(Input.QUERY, Input.ORIGIN)
+@require_safe
+def catalogue_file(request: HttpRequest, extension: str) -> HttpResponse:
+    """The catalogue in the format its file extension names, whatever the client accepts."""
+    return catalogue(request, extension)
+
+
 def _extension(media_type: str) -> str:
     return next(extension for extension, media in EXTENSIONS.items() if media == media_type)

@@ -101,7 +101,10 @@ def variant_key(
 
 
 def vary(inputs: Iterable[Input], *, language_negotiated: bool, compressible: bool, given: str | None) -> str | None:
-    """The ``Vary`` of a response: what it already names, then each declared input's header it lacks.
+    """The ``Vary`` of a response: what it already names, then each of ``inputs``' headers it lacks.
+
+    ``inputs`` are the declared ones for a response the cache may keep; any
+    other answer (an error, a redirect) names its own and gets only the coding.
 
     The language is a header input only where the URL has no language prefix
     (``language_negotiated``); the coding only for a body that is compressed.
