@@ -24,7 +24,7 @@ def _too_busy(retry_after: int) -> HttpResponse:
         f"Too many requests: retry in {retry_after} s.\n",
         status=503,
         content_type="text/plain; charset=utf-8",
-        headers={"Retry-After": str(retry_after)},
+        headers={"Retry-After": str(retry_after), "Cache-Control": "no-store"},  # one request's answer
     )
 
 
@@ -44,9 +44,9 @@ def _yield_to_received_requests() -> None:
 class AdmissionMiddleware:
     """At most ``SVC_OAI_MAX_CONCURRENT`` requests of a client in flight; overlapping ones pay the token bucket.
 
-    A middleware rather than part of the view, and outside the replay of
-    stable responses (:mod:`svc_site.replay`), so that a request answered from
-    a kept response is admitted like any other.
+    A middleware rather than part of the view, and outside the response
+    cache (:mod:`svc_site.cache`), so that a request answered from a kept
+    response is admitted like any other.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:

@@ -14,11 +14,11 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, Query
 from django.views.decorators.csrf import csrf_exempt
 
 from catalog import runtime
-from catalog.domain.memo import BytesLRU
 from catalog.domain.model import Catalog
 from catalog.runtime import catalog_of, get_catalog
 from catalog.web import wire
 from catalog.web.inputs import Input, varies_on
+from catalog.web.response_cache import mark_cacheable
 from oaipmh import protocol
 from oaipmh.repository import repository_for
 
@@ -70,13 +70,10 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     # Rate-limited per client and stamped with the moment: any cache must ask again every time.
     response["Cache-Control"] = "no-cache"
     if sum(len(name) + sum(map(len, given)) for name, given in arguments.items()) <= MAX_KEY_LENGTH:
-        key = tuple((name, tuple(given)) for name, given in arguments.items())
-        response["ETag"] = _entity_tag(responses, catalog, key, body)
-        # The compressed variants are kept per responseDate: at most one compression a second per URL.
-        # The whole response is replayed to the same request until that second ends.
-        date = _response_date(body)
-        stable = wire.Stable(catalog.data_version, ("oai", *key, date), replay_until=_end_of_second(date))
-        wire.mark_stable(response, stable)
+        response["ETag"] = _entity_tag(catalog, body)
+        # Kept with its compressed variants until its responseDate's second ends: at most one
+        # rendering and one compression a second per request.
+        mark_cacheable(response, replay_until=_end_of_second(_response_date(body)))
     return response
 
 
@@ -94,26 +91,22 @@ def _end_of_second(date: bytes) -> float:
     return calendar.timegm(time.strptime(date.decode(), "%Y-%m-%dT%H:%M:%SZ")) + 1.0
 
 
-def _entity_tag(responses: BytesLRU, catalog: Catalog, key: tuple, body: bytes) -> str:
+def _entity_tag(catalog: Catalog, body: bytes) -> str:
     """Weak: answers that differ only in the moment are the same answer (§8.8.1), not the same bytes.
 
     The moment is the responseDate and, on a list page, the resumptionToken,
     which names the second its list began (each worker and replica renders its
     own). Within one data version every such token continues the same list, so
     the tag covers the rest of the body: it stays put, on every replica, while
-    the data version and the request do, and is computed once per request and data version.
+    the data version and the request do (computed once per kept response).
     """
-
-    def tag() -> bytes:
-        rest = body[_DATE_END:]
-        # Metadata is escaped: only the token element starts so. The last page's is empty, with no moment.
-        token = rest.rfind(b"<resumptionToken")
-        end = rest.find(b"</resumptionToken>", token)
-        if token >= 0 and end >= 0:
-            rest = rest[:token] + rest[end:]
-        return wire.entity_tag(catalog.data_version, rest, weak=True).encode()
-
-    return responses.get_or_render(("oai-etag", *key), tag).decode()
+    rest = body[_DATE_END:]
+    # Metadata is escaped: only the token element starts so. The last page's is empty, with no moment.
+    token = rest.rfind(b"<resumptionToken")
+    end = rest.find(b"</resumptionToken>", token)
+    if token >= 0 and end >= 0:
+        rest = rest[:token] + rest[end:]
+    return wire.entity_tag(catalog.data_version, rest, weak=True)
 
 
 def _form(request: HttpRequest) -> dict[str, list[str]] | HttpResponse:

@@ -34,11 +34,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "svc_site.middleware.AccessLogMiddleware",
     "svc_site.middleware.DataVersionMiddleware",
-    "svc_site.wire.WireMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "svc_site.security.SecurityHeadersMiddleware",
     "oaipmh.middleware.AdmissionMiddleware",
-    "svc_site.replay.ReplayMiddleware",
+    "svc_site.cache.ResponseCacheMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "catalog.pages.languages.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",

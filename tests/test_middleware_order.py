@@ -26,16 +26,17 @@ STACK = (
     # Takes the application state once, before anything inside reads it; names its data version on every
     # response, 304s and replays included.
     ("svc_site.middleware.DataVersionMiddleware", "one application state per request"),
-    # Outside every middleware that adds headers or answers early: it compresses the final body, tags it,
-    # answers 304/HEAD with every header a 200 would carry, and sets Cache-Control on early answers (503s).
-    ("svc_site.wire.WireMiddleware", "sees the final body and headers"),
+    # Outside the cache: only adds headers, so a kept, replayed or 304 answer carries them like a fresh one.
     ("django.middleware.security.SecurityMiddleware", "nosniff, Referrer-Policy, COOP on every answer"),
-    # Outside admission and replay: a refused or replayed answer carries the policy too.
+    # Outside admission and the cache: a refused or replayed answer carries the policy too.
     ("svc_site.security.SecurityHeadersMiddleware", "CSP and framing ban on every answer"),
-    # Outside replay: a request answered from a kept response is admitted like any other.
+    # Outside the cache: a request answered from a kept response is admitted like any other; its refusals
+    # say no-store themselves.
     ("oaipmh.middleware.AdmissionMiddleware", "OAI limits before any answer"),
-    # Outside what a view's response depends on (static files, language, the URLconf): a replay skips them.
-    ("svc_site.replay.ReplayMiddleware", "kept responses skip everything inside"),
+    # Outside everything a view's response depends on (static files, language, the URLconf, the view): a kept
+    # variant is answered before the URL is resolved, and every body leaving the views is final here, so it
+    # is keyed, tagged, compressed, answered 304 or HEAD and given Cache-Control in this one place.
+    ("svc_site.cache.ResponseCacheMiddleware", "the one response cache: keys, Vary, ETag, 304, coding"),
     # Before the language: static files are never localised or redirected to a language prefix.
     ("whitenoise.middleware.WhiteNoiseMiddleware", "static files, as they are"),
     ("catalog.pages.languages.LanguageMiddleware", "the interface language of the pages"),
@@ -63,7 +64,7 @@ def server() -> Iterator[Server]:
     stop_server(started)
 
 
-def test_a_304_carries_the_headers_of_every_middleware_inside_the_wire(server):
+def test_a_304_carries_the_headers_of_every_middleware(server):
     first = fetch(server.base_url, "/projects", headers={"Accept-Encoding": "gzip"})
     assert first.status == 200
     again = fetch(

@@ -1,12 +1,14 @@
-"""Every view reads only the request inputs it declares, and every declared header is in ``Vary`` (issue 25).
+"""Every view reads only the request inputs it declares, and the cache's key and ``Vary`` cover them (issue 25).
 
-Responses are kept and replayed by URL, origin and the headers ``Vary``
-names (docs/architecture.md, "The request path"). A view that read anything
-else would give one client's answer to another. Each route of the URLconf is
-requested once with a request whose environ records what the view reads (the
-language too, through Django's ``get_language``); the reads must fall within
-the view's declaration (:func:`catalog.web.inputs.varies_on`), and a declared
-header must be named by the response's ``Vary``.
+Responses are kept and replayed under a key derived from the view's
+declaration (:mod:`catalog.web.response_cache`, docs/architecture.md "The
+request path"). A view that read anything else would give one client's answer
+to another. Each route of the URLconf is requested once with a request whose
+environ records what the view reads (the language too, through Django's
+``get_language``); the reads must fall within the view's declaration
+(:func:`catalog.web.inputs.varies_on`), the key derived from that declaration
+must change with each input read, and a header read must be named by the
+response's ``Vary``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import translation
 
 from catalog import runtime
+from catalog.web import response_cache
 from catalog.web.inputs import Input, declared_inputs, inputs_of
 
 BROWSER = {
@@ -127,6 +130,32 @@ def _url(route: str, samples: dict[str, str]) -> str:
     return "/" + re.sub(r"<(?:\w+:)?(\w+)>", value, route)
 
 
+# Another value of each input, as a request would bring it: the key must change with it.
+OTHER_VALUES = {
+    Input.QUERY: {"QUERY_STRING": "other=1"},
+    Input.ORIGIN: {"HTTP_HOST": "other.example"},
+    Input.MEDIA_TYPE: {"HTTP_ACCEPT": "text/turtle"},
+}
+
+
+def _keyed(declared: frozenset[Input], path: str) -> frozenset[Input]:
+    """The inputs the response cache's key (or the kept entry) changes with, for a route that declared ``declared``.
+
+    The path is the key's always; the coding picks a form inside the entry; a form is never kept (POST).
+    """
+    meta = {"PATH_INFO": path, "QUERY_STRING": "", "HTTP_HOST": "testserver", "HTTP_ACCEPT": "text/html"}
+    key = response_cache.variant_key("v", path, declared, meta, "en")
+    keyed = {Input.PATH, Input.CODING, Input.FORM}
+    keyed |= {
+        i
+        for i, other in OTHER_VALUES.items()
+        if response_cache.variant_key("v", path, declared, {**meta, **other}, "en") != key
+    }
+    if response_cache.variant_key("v", path, declared, meta, "de") != key:
+        keyed.add(Input.LANGUAGE)
+    return frozenset(keyed)
+
+
 @pytest.fixture
 def recording(settings):
     settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.test_request_inputs.Recorder"]
@@ -138,7 +167,7 @@ def recording(settings):
 def test_every_route_reads_only_what_its_view_declares(client, recording):
     samples = _samples()
     routes = [route for route, _ in _routes(get_resolver().url_patterns)]
-    undeclared, unknown, not_in_vary, undeclared_views = [], [], [], set()
+    undeclared, unknown, not_in_vary, not_keyed, undeclared_views = [], [], [], [], set()
     for route in routes:
         url = _url(route, samples)
         client.get(url, **BROWSER)
@@ -153,6 +182,8 @@ def test_every_route_reads_only_what_its_view_declares(client, recording):
         found |= {Input.LANGUAGE} if "LANGUAGE" in read else set()
         if found - declared:
             undeclared.append((url, sorted(member.name for member in found - declared)))
+        if found - _keyed(declared, url):
+            not_keyed.append((url, sorted(member.name for member in found - _keyed(declared, url))))
         if strange:
             unknown.append((url, sorted(strange)))
         named = {name.strip().lower() for name in vary.split(",")}
@@ -165,6 +196,7 @@ def test_every_route_reads_only_what_its_view_declares(client, recording):
     assert undeclared == []
     assert unknown == []
     assert not_in_vary == []
+    assert not_keyed == []
 
 
 def test_the_recorder_sees_an_undeclared_read(client, recording):
@@ -184,3 +216,10 @@ def test_the_recorder_sees_an_undeclared_read(client, recording):
     view, read, _ = recording[request.path_info]
     found, _ = inputs_of(read)
     assert found - declared_inputs(view) == {Input.MEDIA_TYPE}
+
+
+def test_the_key_check_sees_an_input_the_key_ignores():
+    """The key check can fail: an input left out of the declaration is left out of the key."""
+    assert _keyed(frozenset({Input.PATH}), "/projects") == {Input.PATH, Input.CODING, Input.FORM}
+    every = frozenset({Input.PATH, Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE})
+    assert _keyed(every, "/projects") == frozenset(Input)

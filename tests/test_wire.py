@@ -10,8 +10,11 @@ import brotli
 import pytest
 from django.http import HttpResponse
 from django.test import RequestFactory
+from django.urls import ResolverMatch
 
 from catalog.web import wire
+from catalog.web.inputs import Input, varies_on
+from catalog.web.response_cache import mark_cacheable
 from tests.conftest import CORPUS_DIR, Server, start_server, stop_server
 from tests.http_support import Reply, fetch, head_and_get, same_headers
 from tests.oai_support import HIGH_LIMITS_ENV, OAI_PATH, request_in_flight
@@ -210,15 +213,16 @@ def test_an_unparsable_precondition_is_ignored(server):
 
 
 def _middleware(view):
-    from svc_site.wire import WireMiddleware
+    from svc_site.cache import ResponseCacheMiddleware
 
-    return WireMiddleware(view)
+    return ResponseCacheMiddleware(view)
 
 
 def _stable_view(last_modified: str | None = None, vary: str | None = None):
+    @varies_on(Input.QUERY)
     def view(request):
-        response = HttpResponse(b"x" * 5000, content_type="text/html; charset=utf-8")
-        wire.mark_stable(response, wire.Stable("v1", ("test", request.path, last_modified, vary)))
+        request.resolver_match = ResolverMatch(view, (), {})  # as the URLconf would
+        response = mark_cacheable(HttpResponse(b"x" * 5000, content_type="text/html; charset=utf-8"))
         if last_modified:
             response["Last-Modified"] = last_modified
         if vary:
@@ -246,7 +250,7 @@ def test_vary_from_the_view_is_kept():
 
 
 def test_a_stable_body_is_compressed_once(monkeypatch, install_catalog):
-    install_catalog(CORPUS_DIR)  # the kept variants live in the served catalogue's page cache
+    install_catalog(CORPUS_DIR)  # the kept variants live in the application state's response cache
     calls = []
     real = wire.encode
     monkeypatch.setattr(wire, "encode", lambda body, coding: calls.append(coding) or real(body, coding))

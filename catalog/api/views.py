@@ -1,8 +1,8 @@
 """JSON API views: thin wrappers over :mod:`catalog.api.payloads`.
 
 Every endpoint shares one policy (:func:`api_endpoint`): GET and HEAD only,
-errors as RFC 9457 problem documents, successful answers marked stable (their
-ETag, compression, conditional GET and Cache-Control come from svc_site.wire,
+errors as RFC 9457 problem documents, successful answers marked cacheable (their
+ETag, compression, conditional GET and Cache-Control come from svc_site.cache,
 as for every page), and CORS open to every origin since
 the data is public and read-only.
 """
@@ -33,9 +33,9 @@ from catalog.api.payloads import (
 )
 from catalog.domain.all_records import AllRecordsQuery
 from catalog.runtime import catalog_of
-from catalog.web import wire
 from catalog.web.conditional import set_last_modified
 from catalog.web.inputs import Input, varies_on
+from catalog.web.response_cache import mark_cacheable
 
 ALLOWED_METHODS = ("GET", "HEAD")
 
@@ -65,10 +65,9 @@ def api_endpoint(view: View) -> View:
             except SuspiciousOperation as error:  # e.g. too many query parameters for Django to parse
                 response = problem(400, str(error) or "malformed request")
             if response.status_code == 200:
-                # The bytes of a URL (host included) depend only on the data: tagged, compressed once
-                # and answered conditionally by svc_site.wire, like every page.
-                key = ("api", *wire.request_key(request.META))
-                wire.mark_stable(response, wire.Stable(catalog_of(request).data_version, key))
+                # The bytes depend only on the data and the declared inputs: kept, tagged, compressed once
+                # and answered conditionally by svc_site.cache, like every page.
+                mark_cacheable(response)
         response["Access-Control-Allow-Origin"] = "*"
         response["Access-Control-Expose-Headers"] = "ETag, Link"
         return response

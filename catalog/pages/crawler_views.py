@@ -7,11 +7,11 @@ from django.views.decorators.http import require_safe
 
 from catalog.formats import sitemap
 from catalog.pages import languages
-from catalog.pages.caching import kept_response, stable
 from catalog.runtime import catalog_of
 from catalog.web.conditional import set_last_modified
 from catalog.web.inputs import Input, varies_on
 from catalog.web.origin import base_url
+from catalog.web.response_cache import mark_cacheable
 
 XML = "application/xml"
 
@@ -20,16 +20,15 @@ XML = "application/xml"
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     body = sitemap.robots_txt(f"{base_url(request)}/sitemap.xml")
-    return stable(request, catalog_of(request), HttpResponse(body, content_type="text/plain; charset=utf-8"))
+    return mark_cacheable(HttpResponse(body, content_type="text/plain; charset=utf-8"))
 
 
 @varies_on(Input.QUERY, Input.ORIGIN)
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
     catalog = catalog_of(request)
-    response = kept_response(
-        request, catalog, lambda: sitemap.sitemap_xml(catalog, base_url(request), languages.sitemap_languages()), XML
-    )
+    body = sitemap.sitemap_xml(catalog, base_url(request), languages.sitemap_languages())
+    response = mark_cacheable(HttpResponse(body, content_type=XML))
     if catalog.ledger:
         set_last_modified(response, catalog.ledger.latest)
     return response
@@ -40,13 +39,10 @@ def sitemap_xml(request: HttpRequest) -> HttpResponse:
 def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
     catalog = catalog_of(request)
 
-    def render() -> bytes:
-        body = sitemap.sitemap_page_xml(catalog, base_url(request), number, languages.sitemap_languages())
-        if body is None:
-            raise Http404(f"no sitemap page {number}")
-        return body
-
-    response = kept_response(request, catalog, render, XML)
+    body = sitemap.sitemap_page_xml(catalog, base_url(request), number, languages.sitemap_languages())
+    if body is None:
+        raise Http404(f"no sitemap page {number}")
+    response = mark_cacheable(HttpResponse(body, content_type=XML))
     if catalog.ledger:
         set_last_modified(response, catalog.ledger.latest)
     return response

@@ -16,10 +16,10 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
 from catalog.formats import dcat, links
-from catalog.pages.caching import url_key
-from catalog.runtime import catalog_of, state_of
-from catalog.web import accept, origin, wire
+from catalog.runtime import catalog_of
+from catalog.web import accept, origin
 from catalog.web.inputs import Input, varies_on
+from catalog.web.response_cache import mark_cacheable
 
 EXTENSIONS = {"ttl": "text/turtle", "rdf": "application/rdf+xml", "jsonld": "application/ld+json"}
 OFFERED = tuple(EXTENSIONS.values())
@@ -70,21 +70,20 @@ def catalogue(request: HttpRequest, extension: str | None = None) -> HttpRespons
         return HttpResponse(f"page: the catalogue has {pages} page(s).\n", status=404, content_type="text/plain")
     base = origin.base_url(request)
     path = links.CATALOGUE_DCAT_PATH + ("" if negotiated else f".{extension}")
-    key = (*url_key(request), media_type)
-
-    def render() -> bytes:
-        graph = dcat.catalogue_page(catalog, site(base), page, base + path + "?page={page}")
-        return dcat.serialise(graph, media_type)
-
-    response = HttpResponse(
-        state_of(request).responses.get_or_render(key, render), content_type=f"{media_type}; charset=utf-8"
-    )
+    graph = dcat.catalogue_page(catalog, site(base), page, base + path + "?page={page}")
+    response = HttpResponse(dcat.serialise(graph, media_type), content_type=f"{media_type}; charset=utf-8")
     if negotiated:
         patch_vary_headers(response, ["Accept"])
         query = f"?page={page}" if "page" in request.GET else ""
         response["Content-Location"] = f"{links.CATALOGUE_DCAT_PATH}.{_extension(media_type)}{query}"
-    wire.mark_stable(response, wire.Stable(catalog.data_version, key))
-    return response
+    return mark_cacheable(response)
+
+
+@varies_on(Input.QUERY, Input.ORIGIN)
+@require_safe
+def catalogue_file(request: HttpRequest, extension: str) -> HttpResponse:
+    """The catalogue in the format its file extension names, whatever the client accepts."""
+    return catalogue(request, extension)
 
 
 def _extension(media_type: str) -> str:

@@ -28,11 +28,11 @@ from catalog.domain.values import is_http_url
 from catalog.formats import citation, datacite_xml, dcat, dublin_core_xml, exports, item_metadata, jsonld, links
 from catalog.formats.exports import Export
 from catalog.formats.signposting import ABOUT_PAGE, HEADER_ITEMS, LINKSET_TYPE, TypedLink, link_header, linkset
-from catalog.pages.caching import stable
 from catalog.pages.dcat_views import site
 from catalog.runtime import catalog_of, get_catalog, state_of
 from catalog.web import accept, origin
 from catalog.web.inputs import Input, varies_on
+from catalog.web.response_cache import mark_cacheable
 
 NOT_DESCRIBED_BY = frozenset({exports.CITATION_TEXT})
 
@@ -274,12 +274,8 @@ def finish_page(response: HttpResponse, request: HttpRequest, described: Describ
     signposts = described.signposts
     if signposts is not None:
         base = origin.base_url(request)
-        # Kept in the bounded page cache (a catalogue may have millions of record pages).
-        header = state_of(request).responses.get_or_render(
-            ("link-header", described.page_path, base),
-            lambda: link_header(signposts(base, HEADER_ITEMS), base + described.page_path + "/linkset").encode(),
-        )
-        response["Link"] = header.decode()
+        # Part of the page's response, kept with it by the response cache.
+        response["Link"] = link_header(signposts(base, HEADER_ITEMS), base + described.page_path + "/linkset")
     return response
 
 
@@ -294,16 +290,14 @@ def export_response(request: HttpRequest, described: Described, key: str) -> Htt
     response = HttpResponse(described.build(export, style), content_type=content_type)
     if export is not exports.CITATION_TEXT:
         response["Content-Disposition"] = exports.content_disposition(described.stem, export)
-    return stable(request, catalog_of(request), response)
+    return mark_cacheable(response)
 
 
 def linkset_response(request: HttpRequest, described: Described) -> HttpResponse:
     base = origin.base_url(request)
     assert described.signposts is not None
     document = linkset(base + described.page_path, described.signposts(base, None))
-    return stable(
-        request, catalog_of(request), HttpResponse(json.dumps(document, ensure_ascii=False), content_type=LINKSET_TYPE)
-    )
+    return mark_cacheable(HttpResponse(json.dumps(document, ensure_ascii=False), content_type=LINKSET_TYPE))
 
 
 # The whole catalogue ---------------------------------------------------------

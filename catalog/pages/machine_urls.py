@@ -65,7 +65,7 @@ urlpatterns = [
     *(
         path(
             f"catalogue/dcat.{extension}",
-            dcat_views.catalogue,
+            dcat_views.catalogue_file,
             {"extension": extension},
             name=f"catalogue-dcat-{extension}",
         )

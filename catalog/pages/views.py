@@ -1,8 +1,8 @@
 """Catalogue pages: thin views over :mod:`catalog.runtime` and the view models.
 
-Every page is a pure function of the catalogue, the request's URL and a few
-settings, so its rendered bytes are kept per catalogue (see
-:mod:`catalog.domain.memo`): a warm request is a lookup.
+Every page is a pure function of the catalogue, the settings and the request
+inputs its view declares (``@varies_on``), so its response is kept by the
+response cache (:mod:`catalog.web.response_cache`): a warm request is a lookup.
 """
 
 from __future__ import annotations
@@ -50,11 +50,11 @@ from catalog.formats import citation, dcat, jsonld, links
 from catalog.pages import dcat_views, export_views, languages, page_links, presenters, vocabulary
 from catalog.pages.export_views import Described
 from catalog.pages.templatetags import catalog_tags
-from catalog.runtime import catalog_of, get_catalog, state_of
-from catalog.web import wire
+from catalog.runtime import catalog_of, get_catalog
 from catalog.web.conditional import set_last_modified
 from catalog.web.inputs import Input, varies_on
-from catalog.web.origin import base_url, origin_key
+from catalog.web.origin import base_url
+from catalog.web.response_cache import mark_cacheable
 
 HTML = "text/html; charset=utf-8"
 DEFAULT = ListingQuery()
@@ -186,15 +186,9 @@ def _values() -> Values:
     return Values(settings.SVC.show_placeholder_values, language, local)
 
 
-def _cached_page(
-    request: HttpRequest, memo: CatalogMemo, key: tuple[Hashable, ...], render: Callable[[], str]
-) -> HttpResponse:
-    # The configuration is not part of the key: the response cache is the state's, which a change of it replaces.
-    full_key = (*key, _language(), *origin_key(request.META))
-    body = state_of(request).responses.get_or_render(full_key, lambda: render().encode())
-    response = HttpResponse(body, content_type=HTML)
-    wire.mark_stable(response, wire.Stable(memo.catalog.data_version, full_key))
-    return response
+def _page(render: Callable[[], str]) -> HttpResponse:
+    """A page, kept by the response cache under what its view declares (``@varies_on``)."""
+    return mark_cacheable(HttpResponse(render().encode(), content_type=HTML))
 
 
 def _changed_with_catalog(response: HttpResponse, catalog: Catalog) -> HttpResponse:
@@ -317,7 +311,7 @@ def projects(request: HttpRequest) -> HttpResponse:
             },
         )
 
-    return _changed_with_catalog(_cached_page(request, memo, ("projects", query), render), catalog)
+    return _changed_with_catalog(_page(render), catalog)
 
 
 def is_result_page(query: ListingQuery | BrowseQuery | RecordQuery) -> bool:
@@ -417,7 +411,7 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
             },
         )
 
-    response = _cached_page(request, memo, ("project", project_.key, tab, style), render)
+    response = _page(render)
     if catalog.ledger:
         set_last_modified(response, catalog.ledger.project_time(project_.key))
     return export_views.finish_page(response, request, described)
@@ -520,7 +514,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
             },
         )
 
-    response = _cached_page(request, memo, ("records", project_.key, query), render)
+    response = _page(render)
     if catalog.ledger:
         set_last_modified(response, catalog.ledger.project_time(project_.key))
     return response
@@ -531,7 +525,6 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
 def records_everywhere(request: HttpRequest) -> HttpResponse:
     """`/records`: the records of every project, searched by the records page's rules, with facets."""
     catalog = catalog_of(request)
-    memo = memo_for(catalog)
     try:
         query = all_records.AllRecordsQuery.from_params(dict(request.GET.lists()))
     except BadQuery as error:
@@ -577,7 +570,7 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
             },
         )
 
-    return _changed_with_catalog(_cached_page(request, memo, ("all-records", query), render), catalog)
+    return _changed_with_catalog(_page(render), catalog)
 
 
 def _url(path: str, pairs: list[tuple[str, str]]) -> str:
@@ -588,7 +581,6 @@ def _url(path: str, pairs: list[tuple[str, str]]) -> str:
 @require_safe
 def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
     catalog = catalog_of(request)
-    memo = memo_for(catalog)
     project_ = get_project_or_404(catalog, shortcode)
     table, index = get_record_or_404(catalog, project_, record_suffix)
 
@@ -612,7 +604,7 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
             {"page": page, "jsonld": jsonld.to_script(document), **_citation_context(request, described, data, style)},
         )
 
-    response = _cached_page(request, memo, ("record", project_.key, index, style), render)
+    response = _page(render)
     if catalog.ledger:
         set_last_modified(response, catalog.ledger.record_time(project_.key, index))
     return export_views.finish_page(response, request, described)
@@ -731,7 +723,7 @@ def _entity_page(request: HttpRequest, kind: str, entity_id: str) -> HttpRespons
             {"page": page, "jsonld": jsonld.to_script(document()), "alternates": described.alternates()},
         )
 
-    response = _changed_with_catalog(_cached_page(request, memo_for(catalog), (kind, entity.id), render), catalog)
+    response = _changed_with_catalog(_page(render), catalog)
     return export_views.finish_page(response, request, described)
 
 
@@ -795,7 +787,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
             },
         )
 
-    return _cached_page(request, memo, ("browse", kind, query), render)
+    return _page(render)
 
 
 @varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
@@ -837,4 +829,4 @@ def about(request: HttpRequest) -> HttpResponse:
             },
         )
 
-    return _cached_page(request, memo_for(catalog), ("about",), render)
+    return _page(render)

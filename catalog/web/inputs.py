@@ -1,10 +1,11 @@
 """What a response depends on besides the data: each view declares the request inputs it reads.
 
-A response is kept and replayed by its URL (path, query, origin) and by the
-request headers its ``Vary`` names, so every input a view reads must be one
-of those. Views say which with :func:`varies_on`; ``tests/test_request_inputs.py``
-runs every route with a request that records what its view reads and fails on
-an input the view did not declare, or on a declared header missing from ``Vary``.
+A response is kept and replayed under a key derived from this declaration
+(:mod:`catalog.web.response_cache`: the value of each declared input, and
+``Vary`` from the same), so every input a view reads must be declared. Views
+say which with :func:`varies_on`; ``tests/test_request_inputs.py`` runs every
+route with a request that records what its view reads and fails on an input
+the view did not declare, the key does not change with, or ``Vary`` does not name.
 Framework-free: inputs are named by their WSGI environ keys (PEP 3333).
 """
 

@@ -10,15 +10,9 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
-import math
-from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
 
 import brotli
-
-from catalog.web.origin import origin_key
 
 # Codings served, best first: on equal q-values the smaller one wins.
 CODINGS = ("br", "gzip")
@@ -38,60 +32,6 @@ COMPRESSIBLE_TYPES = (
     "image/svg+xml",
 )
 COMPRESSIBLE_SUFFIXES = ("+json", "+xml")
-
-
-@dataclass(frozen=True, slots=True)
-class Stable:
-    """Marks a response whose bytes are named by ``key`` among those of ``data_version``.
-
-    ``key`` holds what the body depends on besides the data (the URL, its
-    origin, the configuration; OAI adds its responseDate): the middleware keeps
-    the body's entity tag and compressed variants under it, so a warm
-    response costs a lookup. The whole response may be replayed to another
-    request for the same URL, origin and varying headers until
-    ``replay_until`` (a POSIX time): for as long as the data version lasts,
-    or to the end of the second an OAI response is dated.
-    """
-
-    data_version: str
-    key: Hashable
-    replay_until: float = math.inf
-
-
-def request_key(meta: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What a response that is a pure function of its URL depends on: path, query and origin."""
-    return (meta.get("PATH_INFO"), meta.get("QUERY_STRING"), *origin_key(meta))
-
-
-STABLE_ATTRIBUTE = "svc_stable"
-
-
-def mark_stable(response: object, stable: Stable) -> None:
-    """Say that ``response`` (any framework's response object) is the stable body ``stable`` names."""
-    setattr(response, STABLE_ATTRIBUTE, stable)
-
-
-def stable_of(response: object) -> Stable | None:
-    found = getattr(response, STABLE_ATTRIBUTE, None)
-    return found if isinstance(found, Stable) else None
-
-
-def varying_request_keys(vary: str | None) -> tuple[str, ...] | None:
-    """The request headers (as WSGI environ keys) a response's ``Vary`` names, in order.
-
-    ``Accept-Encoding`` is left out: the coding is negotiated for every
-    request, whatever answered it. ``None`` for ``Vary: *``, a response that
-    no other request may be given (RFC 9110 §12.5.5).
-    """
-    keys = []
-    for name in (vary or "").split(","):
-        name = name.strip().lower()
-        if name == "*":
-            return None
-        if name and name != "accept-encoding":
-            key = name.upper().replace("-", "_")
-            keys.append(key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key)  # PEP 3333
-    return tuple(keys)
 
 
 def _q_value(parameters: list[str]) -> float | None:

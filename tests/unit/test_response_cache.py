@@ -1,0 +1,138 @@
+"""The response cache's rules (catalog.web.response_cache): key, Vary, Cache-Control and one entry per variant."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import pytest
+
+from catalog.domain.memo import BytesLRU
+from catalog.web import response_cache, wire
+from catalog.web.inputs import Input
+from catalog.web.response_cache import Policy, Variant
+
+META = {
+    "PATH_INFO": "/projects",
+    "QUERY_STRING": "q=music",
+    "wsgi.url_scheme": "https",
+    "HTTP_HOST": "meta.example",
+    "HTTP_ACCEPT": "text/turtle",
+    "HTTP_ACCEPT_LANGUAGE": "de",
+    "HTTP_COOKIE": "a=1",
+}
+EVERY = frozenset({Input.PATH, Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE})
+
+
+def _key(inputs, meta=META, language="de", version="v1"):
+    return response_cache.variant_key(version, meta["PATH_INFO"], frozenset(inputs), meta, language)
+
+
+@pytest.mark.parametrize(
+    ("inputs", "changed"),
+    [
+        ({Input.QUERY}, {"QUERY_STRING": "q=art"}),
+        ({Input.ORIGIN}, {"HTTP_HOST": "other.example"}),
+        ({Input.ORIGIN}, {"wsgi.url_scheme": "http"}),
+        ({Input.MEDIA_TYPE}, {"HTTP_ACCEPT": "text/html"}),
+    ],
+)
+def test_a_declared_input_is_in_the_key_and_an_undeclared_one_is_not(inputs, changed):
+    assert _key(inputs, {**META, **changed}) != _key(inputs)
+    assert _key(set(), {**META, **changed}) == _key(set())
+
+
+def test_the_language_counts_only_where_declared_and_the_data_version_always():
+    assert _key({Input.LANGUAGE}, language="fr") != _key({Input.LANGUAGE}, language="de")
+    assert _key(set(), language="fr") == _key(set(), language="de")
+    assert _key(EVERY, version="v2") != _key(EVERY, version="v1")
+    # The raw headers behind the language are not the key: the negotiated language is.
+    assert _key({Input.LANGUAGE}, {**META, "HTTP_COOKIE": "b=2"}) == _key({Input.LANGUAGE})
+
+
+@pytest.mark.parametrize(
+    ("inputs", "negotiated", "compressible", "given", "expected"),
+    [
+        ((), False, False, None, None),
+        ((), False, True, None, "Accept-Encoding"),
+        ({Input.MEDIA_TYPE}, False, True, None, "Accept, Accept-Encoding"),
+        ({Input.LANGUAGE}, True, False, None, "Accept-Language, Cookie"),
+        ({Input.LANGUAGE}, False, True, None, "Accept-Encoding"),  # a prefixed URL names its language
+        # What the view and the language middleware named comes first, as they named it.
+        (EVERY, True, True, "Accept, Accept-Language, Cookie", "Accept, Accept-Language, Cookie, Accept-Encoding"),
+        ({Input.MEDIA_TYPE}, False, False, "accept", "accept"),
+        ((), False, False, "Origin", "Origin"),
+    ],
+)
+def test_vary_names_the_headers_of_the_declared_inputs(inputs, negotiated, compressible, given, expected):
+    assert (
+        response_cache.vary(inputs, language_negotiated=negotiated, compressible=compressible, given=given) == expected
+    )
+
+
+def test_vary_star_is_never_shared():
+    assert response_cache.shared(None) and response_cache.shared("Accept, Cookie")
+    assert not response_cache.shared("Accept, *")
+
+
+@pytest.mark.parametrize(
+    ("status", "cacheable", "expected"),
+    [
+        (200, True, "long"),
+        (200, False, "no-store"),
+        (404, False, "short"),
+        (308, False, "short"),
+        (400, True, "no-store"),
+    ],
+)
+def test_cache_control_by_status(status, cacheable, expected):
+    assert Policy("long", "short").cache_control(status, cacheable) == expected
+
+
+def _variant(body=b"x" * 5000, content_type="text/html; charset=utf-8"):
+    headers = (("Content-Type", content_type), ("Content-Length", "5"), ("ETag", '"old"'), ("Vary", "Accept"))
+    return Variant.of(headers, body, '"v1-tag"', math.inf, None)
+
+
+def test_a_variant_keeps_the_headers_that_are_the_same_for_every_request():
+    variant = _variant()
+    assert variant.headers == (("Content-Type", "text/html; charset=utf-8"), ("Vary", "Accept"))
+    assert variant.compressible
+    assert not _variant(body=b"short").compressible
+    assert not _variant(content_type="image/png").compressible
+
+
+def test_compressed_forms_are_made_once_and_counted_in_the_entry():
+    variant = _variant()
+    plain = variant.cost()
+    gz, made = variant.body_in("gzip")
+    assert made and variant.body_in("gzip") == (gz, False)
+    assert variant.cost() == plain + sys.getsizeof(gz)
+    assert variant.body_in(wire.IDENTITY) == (variant.body, False)
+
+
+def test_find_uses_the_routes_declaration_and_the_replay_time():
+    store = BytesLRU()
+    inputs = frozenset({Input.PATH, Input.QUERY})
+    variant = _variant()
+    key = _key(inputs)
+    assert response_cache.find(store, "v1", META, lambda: "de", 0.0) is None
+    response_cache.keep(store, key, META["PATH_INFO"], inputs, variant)
+    assert response_cache.find(store, "v1", META, lambda: pytest.fail("not declared"), 0.0) == (key, variant)
+    assert response_cache.find(store, "v1", {**META, "QUERY_STRING": ""}, lambda: "de", 0.0) is None
+    assert response_cache.find(store, "v2", META, lambda: "de", 0.0) is None
+    variant.replay_until = 10.0
+    assert response_cache.find(store, "v1", META, lambda: "de", 10.0) is None
+
+
+def test_a_grown_entry_is_counted_once_at_its_new_size():
+    store = BytesLRU()
+    inputs = frozenset({Input.PATH})
+    variant = _variant()
+    key = _key(inputs)
+    response_cache.keep(store, key, META["PATH_INFO"], inputs, variant)
+    before = store.size
+    variant.body_in("br")
+    response_cache.grown(store, key, variant)
+    assert store.size == before + sys.getsizeof(variant.coded["br"])
+    assert len(store) == 2  # the route's entry and the one variant
