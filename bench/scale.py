@@ -223,12 +223,12 @@ def plot(runs: list[dict[str, Any]], path: Path) -> None:
     stamped = [run for run in runs if "stamp" in run]
     stamped_records = [run["records"] for run in stamped]
     left.plot(stamped_records, [run["stamp"]["cpu_seconds"] for run in stamped], "s:", label="svc stamp CPU")
-    left.set(xscale="log", xlabel="records", ylabel="seconds", title="Start-up and stamp")
+    left.set(xscale="log", yscale="log", xlabel="records", ylabel="seconds", title="Start-up and stamp")
     right.plot(records, [run["memory_after_warm_up"]["pss_mib"] for run in runs], "o-", label="PSS after warm-up")
     right.plot(records, [run["memory_after_warm_up"]["pss_anon_mib"] for run in runs], "s--", label="of it anonymous")
     right.plot(records, [run["memory_after_run"]["pss_mib"] for run in runs], "o:", label="PSS after the run")
     right.plot(stamped_records, [run["stamp"]["snapshot_mib"] for run in stamped], "^:", label="snapshot file")
-    right.set(xscale="log", xlabel="records", ylabel="MiB", title="Master + 2 workers")
+    right.set(xscale="log", yscale="log", xlabel="records", ylabel="MiB", title="Master + 2 workers")
     for axes in (left, right):
         axes.grid(True, alpha=0.3)
         axes.legend(fontsize=8)
