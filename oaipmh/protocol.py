@@ -259,7 +259,7 @@ def identify(request: Request) -> str:
         f"<earliestDatestamp>{format_datestamp(repository.earliest_stamp)}</earliestDatestamp>"
         f"<deletedRecord>{'persistent' if repository.ledger else 'no'}</deletedRecord>"
         f"<granularity>{GRANULARITY}</granularity>"
-        # The content-coding svc_site.wire serves on request (it also serves br to clients asking for it).
+        # The content-coding svc_site.cache serves on request (it also serves br to clients asking for it).
         "<compression>gzip</compression>"
         "<description>"
         f'<oai-identifier xmlns="{OAI_IDENTIFIER_NAMESPACE}" xsi:schemaLocation="{OAI_IDENTIFIER_NAMESPACE}'
