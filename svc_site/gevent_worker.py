@@ -11,6 +11,13 @@ without losing a request (RFC 9112 §9.6):
   connection still silent after it is closed without a word. Clients that
   reuse their connection at once are answered; idle ones do not hold the stop.
 
+A connection the server closes after a request whose body it did not read
+(an upload refused on its headers, with ``Connection: close``) is closed in
+stages (RFC 9112 §9.6): the write side first, then the rest of the body is
+read and dropped, up to :data:`LINGER_BYTES` for :data:`LINGER_SECONDS`, and
+only then the socket. Closed at once, the kernel would answer the bytes still
+coming with a reset, and a client still sending would lose the response.
+
 A connection's request line and headers must arrive within
 :data:`REQUEST_HEAD_SECONDS` of its first byte; a client slower than that is
 answered ``408 Request Timeout`` and the connection closes (RFC 9110 §15.5.9).
@@ -29,6 +36,7 @@ import errno
 import functools
 import select
 import signal
+import socket
 import time
 from types import TracebackType
 from typing import Any
@@ -44,6 +52,9 @@ from gunicorn.workers.ggevent import GeventWorker as _GeventWorker
 
 # How long a stopping worker waits for the next request on a kept-alive connection.
 LAST_CALL_SECONDS = 0.5
+# How much of an unread request body is read and dropped before the connection closes, and for how long.
+LINGER_BYTES = 16 * 1024 * 1024
+LINGER_SECONDS = 2.0
 # How long a request line and its headers may take to arrive, from their first byte.
 REQUEST_HEAD_SECONDS = 5.0
 STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT, signal.SIGQUIT})
@@ -170,8 +181,10 @@ class GeventWorker(_GeventWorker):
                     return
                 # gunicorn's own request handling (not ggevent's, which hides a killed greenlet)
                 AsyncWorker.handle_request(self, listener_name, req, client, addr)
-        except (StopIteration, http.errors.NoMoreData, gevent.GreenletExit):
-            pass  # the connection is over: closed by either side, or killed after the graceful timeout
+        except StopIteration:
+            _linger(client, parser)  # a response that closes the connection was sent (gunicorn's own rule)
+        except (http.errors.NoMoreData, gevent.GreenletExit):
+            pass  # the connection is over: closed by the client, or killed after the graceful timeout
         except OSError as error:
             if error.errno not in (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN):
                 self.log.info("connection ended: %s", error)
@@ -206,3 +219,12 @@ class GeventWorker(_GeventWorker):
         finally:
             del self._idle[current]
             idle.close()
+
+
+def _linger(client: Any, parser: Any) -> None:
+    """Close in stages: the write side, then what is left of the request's body is read and dropped (bounded)."""
+    try:
+        client.shutdown(socket.SHUT_WR)
+        parser.finish_body(deadline=time.monotonic() + LINGER_SECONDS, max_bytes=LINGER_BYTES)
+    except OSError:
+        pass  # the client has gone already: nothing left to protect

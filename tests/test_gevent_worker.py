@@ -103,6 +103,21 @@ def test_the_clients_connection_close_is_honoured(connection: Connection):
     assert connection.closed_silently()
 
 
+def test_a_body_still_coming_when_the_server_closes_is_read_not_reset(connection: Connection):
+    """RFC 9112 §9.6: the server answers on the headers and closes, the client sends the rest, then reads to the end.
+
+    Closed at once, the socket's unread bytes make the kernel send a reset: the rest of the body or the final
+    read fails with ECONNRESET or EPIPE.
+    """
+    body = b"x" * 2_000_000
+    head = get("/healthz", "Connection: close", f"Content-Length: {len(body)}")
+    connection.send(head + body[:1000])
+    status, headers, _ = connection.response()
+    assert status == "HTTP/1.1 200 OK" and headers["connection"] == "close"
+    connection.send(body[1000:])
+    assert connection.closed_silently()
+
+
 def test_an_idle_kept_alive_connection_is_closed_without_a_word(connection: Connection):
     """After the keep-alive time (5 s) with no next request; the socket's timeout is six times that."""
     connection.send(get("/healthz"))
