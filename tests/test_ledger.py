@@ -81,20 +81,6 @@ def test_a_withdrawn_record_keeps_the_sets_and_pid_prefix_its_project_gave_it(tm
     assert [(entry.deleted, entry.meta) for entry in withdrawn] == [(200, ("entityType project:A", "p/"))]
 
 
-def test_a_record_is_rendered_only_when_what_it_is_rendered_from_changed(tmp_path: Path) -> None:
-    rendered: list[str] = []
-
-    def lazy(pid: str, source: str, output: str) -> Item:
-        return Item("R", "a", pid, "", (), source, lambda: rendered.append(pid) or output)
-
-    stamp(tmp_path, [project("A", "a"), lazy("p/1", "s1", "x"), lazy("p/2", "s1", "y")], 100)
-    assert rendered == ["p/1", "p/2"]
-    rendered.clear()
-    # p/1's source is the same: not rendered. p/2's changed but renders the same bytes: not a change.
-    summary = stamp(tmp_path, [project("A", "a"), lazy("p/1", "s1", "z"), lazy("p/2", "s2", "y")], 200)
-    assert rendered == ["p/2"] and (summary.changed, summary.unchanged) == (0, 3)
-
-
 def test_the_served_view_knows_the_activation_and_what_the_release_before_had(tmp_path: Path) -> None:
     data = write_data(
         tmp_path / "data",

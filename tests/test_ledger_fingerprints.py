@@ -13,7 +13,7 @@ from pathlib import Path
 
 from catalog.domain.ledger import iter_entries, ledger_path
 from catalog.domain.loader import load_catalog
-from catalog.publishing.changes import published_fingerprint
+from catalog.publishing.changes import Publication, published_fingerprint
 from catalog.publishing.datestamps import DateRange
 from catalog.publishing.formats import FORMATS
 from catalog.publishing.oai_identifiers import site_url
@@ -92,3 +92,23 @@ def test_a_person_renamed_or_added_moves_exactly_the_records_that_give_the_name_
     added = stamped_entries(data_dir)
     assert {key for key, (_, changed) in added.items() if changed != renamed[key][1]} == {pids["b"], pids["c"]}
     assert served_fingerprints(data_dir) == {key: fingerprint for key, (fingerprint, _) in added.items()}
+
+
+def test_a_record_whose_source_the_ledger_holds_keeps_its_fingerprint_unrendered():
+    catalog = load_catalog(CORPUS_DIR)
+    project = next(p for p in catalog.projects if len(catalog.records.get(p.key) or ()) >= 2)
+    table = catalog.records[project.key]
+    publication = Publication(catalog, site_url(SITE))
+
+    def stamps(known: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
+        each, result = publication.records(project.key, table, known)
+        for row in range(len(table)):
+            each(row, table.record(row))
+        return result().sources, result().fingerprints
+
+    sources, rendered = stamps({})
+    assert all(rendered) and len(set(sources)) == len(table)
+    # The first record's source is the ledger's: its fingerprint is the ledger's, not rendered again.
+    # The second's source differs from the ledger's: rendered, whatever the ledger held.
+    known = {table.pids[0]: (sources[0], "kept"), table.pids[1]: ("another source", "stale")}
+    assert stamps(known)[1][:2] == ["kept", rendered[1]]

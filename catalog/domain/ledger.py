@@ -28,7 +28,7 @@ import os
 import secrets
 import tempfile
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -102,10 +102,9 @@ class Item:
     remember (for a project: shortcode, name, OAI identifier, sets), kept
     opaque here and written as given.
 
-    A record may come with ``source`` (a digest of everything its published
-    bytes are made from) and ``render`` (computing its fingerprint from those
-    bytes) instead of a fingerprint: rendering is the costly part of a stamp,
-    so it runs only when the source differs from the one the ledger recorded.
+    A record also has a ``source``: a digest of everything its published
+    bytes are made from, kept so that the next stamp renders it again only
+    when that changes (:mod:`catalog.publishing.changes`).
     """
 
     kind: str
@@ -114,7 +113,6 @@ class Item:
     fingerprint: str
     meta: tuple[str, ...] = ()
     source: str = ""
-    render: Callable[[], str] | None = None
 
     @property
     def order(self) -> tuple[int, str, int, str]:
@@ -300,11 +298,10 @@ def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summ
             entry = next(old_iter, None)
         elif entry is None or item.order < entry.order:
             summary.added += 1
-            fingerprint = _fingerprint(item, None)
-            yield Entry(item.kind, item.group, item.key, fingerprint, now, now, None, item.meta, item.source)
+            yield Entry(item.kind, item.group, item.key, item.fingerprint, now, now, None, item.meta, item.source)
             item = next(new_iter, None)
         else:
-            fingerprint = _fingerprint(item, entry)
+            fingerprint = item.fingerprint
             same = entry.fingerprint == fingerprint and entry.deleted is None
             if same:
                 summary.unchanged += 1
@@ -315,15 +312,6 @@ def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summ
                 item.kind, item.group, item.key, fingerprint, entry.first_seen, changed, None, item.meta, item.source
             )
             entry, item = next(old_iter, None), next(new_iter, None)
-
-
-def _fingerprint(item: Item, entry: Entry | None) -> str:
-    """The item's fingerprint; rendered only when what it is rendered from is not what the ledger recorded."""
-    if item.render is None:
-        return item.fingerprint
-    if entry is not None and item.source and entry.source == item.source:
-        return entry.fingerprint
-    return item.render()
 
 
 def _fields(entry: Entry) -> dict:
@@ -654,13 +642,18 @@ class _ViewReader:
         table = self.catalog.records.get(key)
         if table is None:
             return
-        aligned_changed = array("q", [NO_DATESTAMP]) * len(table)
-        aligned_first = array("q", [NO_DATESTAMP]) * len(table)
+        table_pids = list(table.pids)
+        if pids == table_pids:  # as after every stamp: the ledger's live records are the table's
+            self.changed[key], self.first[key] = changes, firsts
+            return
+        size = len(table_pids)
+        aligned_changed = array("q", [NO_DATESTAMP]) * size
+        aligned_first = array("q", [NO_DATESTAMP]) * size
         i = 0
         for j, pid in enumerate(pids):
-            while i < len(table) and table.pids[i] < pid:
+            while i < size and table_pids[i] < pid:
                 i += 1
-            if i < len(table) and table.pids[i] == pid:
+            if i < size and table_pids[i] == pid:
                 aligned_changed[i] = changes[j]
                 aligned_first[i] = firsts[j]
         self.changed[key], self.first[key] = aligned_changed, aligned_first

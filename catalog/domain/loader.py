@@ -269,15 +269,15 @@ class _Reader:
     def record_tables(self, known_projects: Mapping[str, Project]) -> dict[str, RecordTable]:
         tables: dict[str, RecordTable] = {}
         for key, path in self.record_paths(known_projects).items():
-            table = self.record_table(known_projects[key], path)
+            table = self.record_table(known_projects[key].shortcode, path)
             if table is not None:
                 tables[key] = table
         return tables
 
-    def record_table(self, project: Project, path: Path) -> RecordTable | None:
+    def record_table(self, shortcode: str, path: Path) -> RecordTable | None:
         """One project's records, or None when the file is skipped whole (a finding names it)."""
         try:
-            return RecordTable.build(project.shortcode, self.objects(path))
+            return RecordTable.build(shortcode, self.objects(path))
         except _FileSkipped:
             return None
         except RecursionError as error:  # a record nested deeper than its re-encoding allows
@@ -433,14 +433,31 @@ def iter_record_tables(
     For one pass over a million records in the memory of the largest project.
     Raises :class:`DataDirError` as soon as a records file does not load.
     """
-    reader = _Reader(Path(data_dir))
-    paths = reader.record_paths({project.key: project for project in projects})
+    paths = record_files(data_dir, projects)
     for project in projects:
         path = paths.get(project.key)
-        table = reader.record_table(project, path) if path else None
-        if reader.problems:
-            raise DataDirError("; ".join(f"{problem.path}: {problem.reason}" for problem in reader.problems[:5]))
-        yield project, table
+        yield project, read_record_table(data_dir, project.shortcode, path) if path else None
+
+
+def record_files(data_dir: str | os.PathLike[str], projects: Sequence[Project]) -> dict[str, Path]:
+    """The records file of each project that has one; raises :class:`DataDirError` for a file of no project."""
+    reader = _Reader(Path(data_dir))
+    paths = reader.record_paths({project.key: project for project in projects})
+    _raise_problems(reader)
+    return paths
+
+
+def read_record_table(data_dir: str | os.PathLike[str], shortcode: str, path: Path) -> RecordTable | None:
+    """The records file of project ``shortcode`` as its table; raises :class:`DataDirError` when it does not load."""
+    reader = _Reader(Path(data_dir))
+    table = reader.record_table(shortcode, path)
+    _raise_problems(reader)
+    return table
+
+
+def _raise_problems(reader: _Reader) -> None:
+    if reader.problems:
+        raise DataDirError("; ".join(f"{problem.path}: {problem.reason}" for problem in reader.problems[:5]))
 
 
 def _frozen_groups(groups: Mapping[str, list]) -> Mapping[str, tuple]:

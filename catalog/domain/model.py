@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import json
 from array import array
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -307,6 +307,10 @@ class _Strings(Sequence[str]):
 
     def raw(self, index: int) -> bytes:
         return self._blob[self._offsets[index] : self._offsets[index + 1]]
+
+    def __iter__(self) -> Iterator[str]:
+        raw = self.raw  # without __getitem__'s checks: a million pids are read this way
+        return (raw(index).decode() for index in range(len(self)))
 
     @overload
     def __getitem__(self, index: int) -> str: ...

@@ -45,12 +45,12 @@ import tempfile
 import zlib
 from array import array
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
 from multiprocessing.pool import AsyncResult
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -68,6 +68,8 @@ from catalog.domain.loader import (
     data_files,
     fold_into_version,
     load_catalog,
+    read_record_table,
+    record_files,
     version_digest,
 )
 from catalog.domain.model import Catalog, Project, RecordTable, _Strings
@@ -226,21 +228,36 @@ class WrittenSnapshot:
     all_records: tuple[dict[str, Any], dict[str, np.ndarray]]  # AllRecordsIndex.parts()
 
 
+class RecordWork(Protocol):
+    """More to compute from each project's records while they are indexed (``svc stamp``'s fingerprints)."""
+
+    def records(
+        self, project_key: str, table: RecordTable, given: Any
+    ) -> tuple[Callable[[int, Mapping[str, Any]], None], Callable[[], Any]]:
+        """A function given each record (position, parsed JSON) and one giving the result (sent back pickled)."""
+        ...
+
+
 class SnapshotWriter:
     """Writes a snapshot one project at a time (a million records never sit in memory at once).
 
     Atomically (:class:`_SectionsFile`); the same files give the same bytes.
-    Each project's records are indexed — the search index and the all-records
-    facets, from one parse of each record's JSON: a third of what a stamp
-    costs — by one of :attr:`INDEXING_PROCESSES` processes started before any
-    records are read (small, so starting them costs nothing), while the
-    caller goes on with the records; a project is written once its index is
-    there, in the order given.
+    Each project's records file is read and indexed — the search index, the
+    all-records facets and the ``work`` given, from one parse of each
+    record's JSON: nearly all a stamp costs — by one of :attr:`PROCESSES`
+    processes forked before any records are read (small, so forking them
+    costs nothing), ahead of the caller, who meanwhile works on the tables
+    already there. A project is written in the order given, once its table
+    and index are back. How far ahead is a matter of bytes, not projects:
+    while one process works on a large project, the other goes on with the
+    next ones.
     """
 
-    INDEXING_PROCESSES = 2
+    PROCESSES = 2
+    # Records files read ahead of the caller, in bytes of JSON (about as much again in memory); at least the largest.
+    READ_AHEAD_BYTES = 256 << 20
 
-    def __init__(self, data_dir: str | os.PathLike[str]) -> None:
+    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork | None = None) -> None:
         self.root = Path(data_dir)
         self.files = _file_states(self.root)
         # Before the tables are read: a file edited while stamping then leaves the snapshot unused, never wrong.
@@ -248,10 +265,8 @@ class SnapshotWriter:
         self.projects: dict[str, Any] = {}
         self.facets: list[tuple[Project, str, TableFacets]] = []
         self.out = _SectionsFile(snapshot_path(self.root), MAGIC)
-        self._pool = multiprocessing.get_context("fork").Pool(self.INDEXING_PROCESSES)
-        self._indexing: deque[tuple[Project, RecordTable, AsyncResult[tuple[ProjectRecordIndex, TableFacets]]]] = (
-            deque()
-        )
+        # Forked: the processes have ``work`` (and all it holds) without pickling it.
+        self._pool = multiprocessing.get_context("fork").Pool(self.PROCESSES, _set_work, (work,))
 
     def __enter__(self) -> SnapshotWriter:
         return self
@@ -261,52 +276,95 @@ class SnapshotWriter:
         self._pool.join()
         self.out.__exit__(*exc)
 
-    def add(self, project: Project, table: RecordTable | None) -> None:
-        if table is not None:
-            self._indexing.append((project, table, self._pool.apply_async(_indexed, (table,))))
-            while len(self._indexing) > self.INDEXING_PROCESSES:
-                self._write_indexed()
+    def tables(
+        self, projects: Sequence[Project], given: Callable[[Project], Any] = lambda _: None
+    ) -> Iterator[tuple[Project, RecordTable | None, Any]]:
+        """Each project with its records (None: no records file) and its work's result, in the order given.
 
-    def _write_indexed(self) -> None:
-        """Write the first project still being indexed, once its index is there."""
-        project, table, indexing = self._indexing.popleft()
-        index, facets = indexing.get()
+        ``given(project)`` is what the work is given with the project's
+        records, asked in the order of ``projects``. Raises
+        :class:`~catalog.domain.loader.DataDirError` when a records file does not load.
+        """
+        paths = record_files(self.root, projects)
+        sizes = {key: path.stat().st_size for key, path in paths.items()}
+        read_ahead = max([self.READ_AHEAD_BYTES, *sizes.values()])
+        ahead: deque[tuple[Project, AsyncResult[_Indexed] | None]] = deque()
+        bytes_ahead = 0
+        for project in projects:
+            path = paths.get(project.key)
+            reading = None
+            if path is not None:
+                task = (self.root, project.key, project.shortcode, path, given(project))
+                reading = self._pool.apply_async(_read_and_index, task)
+            ahead.append((project, reading))
+            bytes_ahead += sizes.get(project.key, 0)
+            while len(ahead) > self.PROCESSES and bytes_ahead > read_ahead:
+                done = ahead.popleft()
+                bytes_ahead -= sizes.get(done[0].key, 0)
+                yield self._written(*done)
+        while ahead:
+            yield self._written(*ahead.popleft())
+
+    def _written(
+        self, project: Project, reading: AsyncResult[_Indexed] | None
+    ) -> tuple[Project, RecordTable | None, Any]:
+        if reading is None:
+            return project, None, None
+        table, index, facets, result = reading.get()
         self.projects[project.key] = _write_project(self.out, table, index)
         self.facets.append((project, table.shortcode, facets))
+        return project, table, result
 
     def commit(self) -> WrittenSnapshot:
-        while self._indexing:
-            self._write_indexed()
         self.out.commit(
             {"svc": svc_version(), "data_version": self.data_version, "files": self.files, "projects": self.projects}
         )
         return WrittenSnapshot(f"{self.out.crc:08x}", self.data_version, all_records_parts(self.facets))
 
 
-def _indexed(table: RecordTable) -> tuple[ProjectRecordIndex, TableFacets]:
-    """A table's search index and all-records facets (run by an indexing process)."""
-    add, facets = facet_collector(table)
-    return ProjectRecordIndex.build(table, add), facets()
+# A project's table, its search index, its all-records facets and its work's result.
+_Indexed = tuple[RecordTable, ProjectRecordIndex, TableFacets, Any]
+# The work of this process, when it is one of a writer's (set as it starts).
+_process_work: RecordWork | None = None
+
+
+def _set_work(work: RecordWork | None) -> None:
+    global _process_work
+    _process_work = work
+
+
+def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given: Any) -> _Indexed:
+    """A project's records file read into its table and indexed (run by one of the writer's processes)."""
+    table = read_record_table(data_dir, shortcode, path)
+    assert table is not None  # a file that does not load raises
+    add_facets, facets = facet_collector(table)
+    if _process_work is None:
+        return table, ProjectRecordIndex.build(table, add_facets), facets(), None
+    work, result = _process_work.records(key, table, given)
+
+    def each_record(position: int, record: Mapping[str, Any]) -> None:
+        add_facets(position, record)
+        work(position, record)
+
+    return table, ProjectRecordIndex.build(table, each_record), facets(), result()
 
 
 class SnapshotPass:
-    """What ``svc stamp`` writes of the tables it reads for the ledger: the snapshot, in the same single pass."""
+    """The record tables ``svc stamp`` reads for the ledger, read by the snapshot's writer, which writes them too."""
 
-    def __init__(self, data_dir: str | os.PathLike[str]) -> None:
-        self.writer = SnapshotWriter(data_dir)
+    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork | None = None) -> None:
+        self.writer = SnapshotWriter(data_dir, work)
         self.written: WrittenSnapshot | None = None  # once all tables passed
 
-    def passing(
-        self, tables: Iterable[tuple[Project, RecordTable | None]]
-    ) -> Iterator[tuple[Project, RecordTable | None]]:
-        """Yield ``tables`` on, adding each to the snapshot, which is written once they are all through."""
-        for project, table in tables:
-            self.writer.add(project, table)
-            yield project, table
+    def tables(
+        self, projects: Sequence[Project], given: Callable[[Project], Any] = lambda _: None
+    ) -> Iterator[tuple[Project, RecordTable | None, Any]]:
+        """:meth:`SnapshotWriter.tables`; the snapshot is committed once all are through."""
+        yield from self.writer.tables(projects, given)
         self.written = self.writer.commit()
 
     def close(self) -> None:
-        """Remove what was not committed (the stamp failed) and stop the indexing."""
+        """Remove what was not committed (the stamp failed) and stop the reading."""
         self.writer.__exit__()
 
 

@@ -15,9 +15,10 @@ its sets), of which of the free-text names it gives are persons' names
 record's bytes) and of the code and vocabularies that render it
 (:func:`renderer_digest`). A record whose source the ledger already holds
 keeps its fingerprint unrendered, so renaming a person re-renders only the
-records that give the old or the new name as text. When many records of a
-project must be rendered (a first stamp, a new svc), processes forked for
-the purpose render them, one per CPU. Projects are few and always rendered.
+records that give the old or the new name as text. The snapshot writer's
+processes do this work while they index each project's records
+(:class:`Publication`), so a record's JSON is parsed once for all of it.
+Projects are few and always rendered.
 
 A project's ledger line also remembers what its tombstone will need once it
 is gone: its name (for the 410 page and the feed), its OAI identifier, its
@@ -30,12 +31,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, cast
 
 from catalog.domain import ledger
 from catalog.domain.ledger import Item, ProjectMeta, fingerprint
@@ -58,10 +58,6 @@ _RENDERERS = (
     "catalog/publishing/formats.py",
     "catalog/publishing/oai_identifiers.py",
 )
-
-
-# A project with at least this many records to render has them rendered by several processes.
-PARALLEL_FROM = 2000
 
 
 class StampRefused(Exception):
@@ -90,7 +86,7 @@ def published_fingerprint(specs: Iterable[str], rendered: Iterable[str]) -> str:
 
 
 class KnownSources:
-    """The record sources an existing ledger holds, read project by project in ledger order (one pass)."""
+    """The record sources and fingerprints an existing ledger holds, read project by project in ledger order."""
 
     def __init__(self, lines: IO[str] | None) -> None:
         self._lines = lines
@@ -99,9 +95,9 @@ class KnownSources:
         if lines is not None and not lines.readline().startswith(f"{ledger.MAGIC}\t{ledger.VERSION}\t"):
             self._lines = None  # another version: its records have no sources
 
-    def of(self, project_key: str) -> dict[str, str]:
-        """pid → source of the ledger's records of ``project_key`` (asked in ascending key order)."""
-        found: dict[str, str] = {}
+    def of(self, project_key: str) -> dict[str, tuple[str, str]]:
+        """pid → (source, fingerprint) of the ledger's records of ``project_key`` (asked in ascending key order)."""
+        found: dict[str, tuple[str, str]] = {}
         while self._lines is not None:
             fields = self._ahead or self._lines.readline().rstrip("\n").split("\t", 7)
             self._ahead = None
@@ -111,65 +107,124 @@ class KnownSources:
                 self._ahead = fields  # the next project's (or the entities'): keep it for later
                 return found
             if fields[0] == "R" and self._group == project_key and len(fields) > 6:
-                found[fields[1]] = fields[6]
+                found[fields[1]] = (fields[6], fields[2])
         return found
 
 
+@dataclasses.dataclass(frozen=True)
+class ProjectScope:
+    """What a project's item and its records are published with: its sets, and what its records take from it."""
+
+    project_specs: tuple[str, ...]
+    record_specs: tuple[str, ...]
+    fallback_year: str
+    with_table: Catalog  # the catalogue with this project's records only: a project's issue date depends on them
+
+
+class Publication:
+    """The catalogue as ``svc stamp`` publishes it: each project's scope, and its records' sources and fingerprints.
+
+    Built before the snapshot writer's processes start, which compute the
+    records' part (:meth:`records`) while they index them: every record's
+    JSON is parsed once for its index, its facets and, when its source is
+    new, its rendering.
+    """
+
+    def __init__(self, catalog: Catalog, site_url: str) -> None:
+        self.catalog = catalog
+        self.site_url = site_url
+        self.sets = build_sets(catalog)
+        self.positions = {project.key: index for index, project in enumerate(catalog.projects)}
+        self.renderer = renderer_digest()
+
+    def scope(self, project: Project, table: RecordTable | None) -> ProjectScope:
+        index = self.positions[project.key]
+        with_table = dataclasses.replace(self.catalog, records={project.key: table} if table is not None else {})
+        openaire = item_metadata.meets_openaire_mandatory(with_table, project)
+        return ProjectScope(
+            with_openaire(self.sets.project_specs[index], openaire),
+            with_openaire(self.sets.record_specs[index], openaire),
+            fallback_year(project),
+            with_table,
+        )
+
+    def records(
+        self, project_key: str, table: RecordTable, known: Mapping[str, tuple[str, str]]
+    ) -> tuple[Callable[[int, Mapping[str, Any]], None], Callable[[], RecordStamps]]:
+        """A function to give each record of ``table`` (position, parsed JSON), and one that gives their stamps.
+
+        ``known`` is what the ledger holds of the project's records: a record
+        whose source is there keeps its fingerprint; the others are rendered.
+        """
+        project = self.catalog.projects[self.positions[project_key]]
+        scope = self.scope(project, table)
+        context = item_metadata.project_context(scope.with_table, project, self.site_url, scope.fallback_year)
+        shared = _context_digest(context, scope.record_specs, self.renderer)
+        persons = FreeTextPersons(context.person_names)
+        sources = [_record_source(table.document(row), shared, persons) for row in range(len(table))]
+        fingerprints = [
+            old[1] if (old := known.get(pid)) is not None and old[0] == source else ""
+            for pid, source in zip(table.pids, sources, strict=True)
+        ]
+        specs, formats = scope.record_specs, tuple(FORMATS.values())
+
+        def render(row: int, record: Mapping[str, Any]) -> None:
+            if not fingerprints[row]:
+                metadata = item_metadata.record_metadata(cast(dict[str, Any], record), context)  # read, never changed
+                fingerprints[row] = published_fingerprint(specs, (f.render(metadata) for f in formats))
+
+        return render, lambda: RecordStamps(sources, fingerprints)
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordStamps:
+    """Each record's source (what its bytes are rendered from) and fingerprint (of those bytes), in table order."""
+
+    sources: list[str]
+    fingerprints: list[str]
+
+
 def ledger_items(
-    catalog: Catalog,
-    tables: Iterable[tuple[Project, RecordTable | None]],
-    site_url: str,
-    known: KnownSources | None = None,
-    workers: int = 1,
+    publication: Publication, tables: Iterable[tuple[Project, RecordTable | None, RecordStamps | None]]
 ) -> Iterator[Item]:
     """Every project (then its records, by pid) and every other entity, in ledger order.
 
     ``tables`` gives each project of the catalogue, in order, with its records
-    (:func:`catalog.domain.loader.iter_record_tables` reads them one project at
-    a time); ``site_url`` is the origin the OAI metadata links landing pages to.
-    With ``known`` (the sources the ledger holds) and several ``workers``, the
-    records whose source is new are rendered ahead, by that many processes.
+    and their stamps (:meth:`Publication.records`).
     """
-    sets = build_sets(catalog)
+    catalog, site_url = publication.catalog, publication.site_url
     local_ids = project_local_ids(catalog.projects)
     formats = tuple(FORMATS.values())
-    renderer = renderer_digest()
-    for index, (project, table) in enumerate(tables):
+    for index, (project, table, stamps) in enumerate(tables):
         assert project is catalog.projects[index]
-        # What a project says may depend on its records (its issue date): render it with them, as svc serve does.
-        with_table = dataclasses.replace(catalog, records={project.key: table} if table is not None else {})
-        openaire = item_metadata.meets_openaire_mandatory(with_table, project)
-        project_specs = with_openaire(sets.project_specs[index], openaire)
-        record_specs = with_openaire(sets.record_specs[index], openaire)
-        meta = ProjectMeta(project.name, local_ids[index], shared_pid_prefix(table), project_specs, record_specs)
-        year = fallback_year(project)
-        metadata = item_metadata.project_metadata(with_table, project, site_url, year)
-        rendered = published_fingerprint(project_specs, (f.render(metadata) for f in formats))
+        scope = publication.scope(project, table)
+        meta = ProjectMeta(
+            project.name, local_ids[index], shared_pid_prefix(table), scope.project_specs, scope.record_specs
+        )
+        metadata = item_metadata.project_metadata(scope.with_table, project, site_url, scope.fallback_year)
+        rendered = published_fingerprint(scope.project_specs, (f.render(metadata) for f in formats))
         yield Item("P", project.key, project.shortcode, rendered, meta.fields())
-        if not table:
-            continue
-        context = item_metadata.project_context(with_table, project, site_url, year)
-        shared = _context_digest(context, record_specs, renderer)
-        persons = FreeTextPersons(context.person_names)
-        sources = [_record_source(table.document(row), shared, persons) for row in range(len(table))]
-        rendered_ahead: dict[int, str] = {}
-        if known is not None and workers > 1:
-            old = known.of(project.key)
-            new = [row for row, source in enumerate(sources) if old.get(table.pids[row]) != source]
-            if len(new) >= PARALLEL_FROM:
-                fingerprints = _render_in_parallel(table, context, record_specs, new, workers)
-                rendered_ahead = dict(zip(new, fingerprints, strict=True))
-        for row, source in enumerate(sources):
-            ahead = rendered_ahead.get(row)
-            if ahead is not None:
-                yield Item("R", project.key, table.pids[row], ahead, (), source)
-            else:
-                render = _record_renderer(table, row, context, record_specs)
-                yield Item("R", project.key, table.pids[row], "", (), source, render)
+        if table and stamps is not None:
+            for pid, fingerprint_, source in zip(table.pids, stamps.fingerprints, stamps.sources, strict=True):
+                yield Item("R", project.key, pid, fingerprint_, (), source)
     for kind in OTHER_ENTITIES:
         entities = getattr(catalog, kind)
         for key in sorted(entities):
             yield Item("E", kind, key, fingerprint(to_json_bytes(entities[key].raw)))
+
+
+def _stamped_inline(
+    publication: Publication, tables: Iterable[tuple[Project, RecordTable | None]], known: KnownSources
+) -> Iterator[tuple[Project, RecordTable | None, RecordStamps | None]]:
+    """The tables with their stamps, computed here (a dry run writes no snapshot, so no writer computes them)."""
+    for project, table in tables:
+        if table is None:
+            yield project, None, None
+            continue
+        each, stamps = publication.records(project.key, table, known.of(project.key))
+        for row in range(len(table)):
+            each(row, table.record(row))
+        yield project, table, stamps()
 
 
 # The keys of the free-text names a record gives (its legalInfo's authors and copyright holders), in compact JSON.
@@ -248,40 +303,6 @@ def _context_digest(context: item_metadata.ProjectContext, specs: tuple[str, ...
     return hashlib.blake2b("\0".join(parts).encode(), digest_size=16).digest()
 
 
-# What a rendering process works on: set in the process (forked for one project's records), never in svc's own.
-_forked_work: tuple[RecordTable, item_metadata.ProjectContext, tuple[str, ...]] | None = None
-
-
-def _start_rendering(table: RecordTable, context: item_metadata.ProjectContext, specs: tuple[str, ...]) -> None:
-    global _forked_work
-    _forked_work = (table, context, specs)
-
-
-def _render_row(row: int) -> str:
-    assert _forked_work is not None
-    table, context, specs = _forked_work
-    return _record_renderer(table, row, context, specs)()
-
-
-def _render_in_parallel(
-    table: RecordTable, context: item_metadata.ProjectContext, specs: tuple[str, ...], rows: list[int], workers: int
-) -> list[str]:
-    """The fingerprints of ``rows``, rendered by ``workers`` forked processes that share the table (copy on write)."""
-    forking = multiprocessing.get_context("fork")
-    with forking.Pool(workers, initializer=_start_rendering, initargs=(table, context, specs)) as pool:
-        return pool.map(_render_row, rows, chunksize=max(1, len(rows) // (workers * 16)))
-
-
-def _record_renderer(
-    table: RecordTable, row: int, context: item_metadata.ProjectContext, specs: tuple[str, ...]
-) -> Callable[[], str]:
-    def render() -> str:
-        metadata = item_metadata.record_metadata(table.record(row), context)
-        return published_fingerprint(specs, (f.render(metadata) for f in FORMATS.values()))
-
-    return render
-
-
 def stamp_release(
     data_dir: str | os.PathLike[str], site_url: str, now: int, *, activate_in: int = 0, dry_run: bool = False
 ) -> ledger.Summary:
@@ -303,11 +324,13 @@ def stamp_release(
     old = path.open(encoding="utf-8") if path.is_file() else None
     snapshot: SnapshotPass | None = None
     try:
-        tables = iter_record_tables(data_dir, catalog.projects)
-        if not dry_run:  # the same single pass writes the snapshot svc serve opens (docs/snapshot.md)
-            snapshot = SnapshotPass(data_dir)
-            tables = snapshot.passing(tables)
-        items = ledger_items(catalog, tables, site_url, KnownSources(old), len(os.sched_getaffinity(0)))
+        publication, known = Publication(catalog, site_url), KnownSources(old)
+        if dry_run:
+            tables = _stamped_inline(publication, iter_record_tables(data_dir, catalog.projects), known)
+        else:  # the snapshot's writer reads, indexes and stamps the records (docs/snapshot.md)
+            snapshot = SnapshotPass(data_dir, publication)
+            tables = snapshot.tables(catalog.projects, lambda project: known.of(project.key))
+        items = ledger_items(publication, tables)
         summary = ledger.stamp(data_dir, items, now, dry_run=dry_run, activate_in=activate_in)
         if snapshot is not None:  # what the snapshot keeps of the whole catalogue and the ledger just written
             write_catalog_part(data_dir, catalog, snapshot.written)

@@ -22,12 +22,12 @@ LEDGER = (
 )
 
 
-def test_sources_come_project_by_project_and_skip_projects_not_asked_for() -> None:
+def test_sources_and_fingerprints_come_project_by_project_and_skip_projects_not_asked_for() -> None:
     known = KnownSources(io.StringIO(LEDGER))
     assert known.of("0000") == {}
-    assert known.of("0001") == {"p/1": "s1", "p/2": "s2"}
+    assert known.of("0001") == {"p/1": ("s1", "f1"), "p/2": ("s2", "f2")}
     assert known.of("0002") == {}
-    assert known.of("0003") == {"q/1": "s3"}
+    assert known.of("0003") == {"q/1": ("s3", "f3")}
     assert known.of("0004") == {}
 
 
