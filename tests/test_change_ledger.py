@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
+import signal
+import subprocess
 import time
 import urllib.error
 import urllib.parse
@@ -29,8 +32,9 @@ from catalog.domain.loader import load_catalog
 from catalog.publishing.datestamps import DateRange, format_datestamp
 from catalog.runtime import with_ledger
 from oaipmh.repository import Repository
-from tests.conftest import SAMPLE_DIR, Server, run_svc, start_server, stop_server
+from tests.conftest import SAMPLE_DIR, SVC, Server, run_svc, start_server, stop_server
 from tests.oai_support import HIGH_LIMITS_ENV, NS, OAI_PATH, parse_valid
+from tests.release_support import make_corpus
 
 EDITED = "08A2"
 REMOVED_PROJECT = "0A1F"  # has no records: its removal is one deletion
@@ -318,6 +322,39 @@ def test_a_dry_run_reports_and_writes_nothing(stamped: Stamped, tmp_path: Path) 
     assert result.returncode == 0
     assert "added 0, changed 0, deleted 1, unchanged" in result.stdout and "dry run" in result.stdout
     assert (data_dir / LEDGER_PATH).read_bytes() == before
+
+
+def test_a_stamp_whose_reading_process_is_killed_exits_2_instead_of_waiting_for_ever(tmp_path: Path) -> None:
+    """The out-of-memory killer may end one of the processes that read the records: the stamp must not hang."""
+    data_dir = tmp_path / "data"
+    make_corpus(data_dir, 40_000)
+    stamp = subprocess.Popen(
+        [SVC, "stamp", str(data_dir), "--activate-in", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        while not (children := _children(stamp.pid)) and stamp.poll() is None:
+            time.sleep(0.01)
+        os.kill(children[0], signal.SIGKILL)
+        _, stderr = stamp.communicate(timeout=120)
+    finally:
+        stamp.kill()
+    assert stamp.returncode == 2
+    assert "a process reading the records ended before it was done" in stderr and "ledger is unchanged" in stderr
+    assert "Traceback" not in stderr
+    assert not (data_dir / LEDGER_PATH).exists()
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
 
 
 def test_data_that_does_not_load_exits_2_and_leaves_the_ledger_alone(stamped: Stamped, tmp_path: Path) -> None:

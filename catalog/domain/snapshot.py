@@ -46,8 +46,9 @@ import zlib
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from importlib import metadata
-from multiprocessing.pool import AsyncResult
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -98,6 +99,10 @@ _ARRAY_SECTIONS = {
     "by_label": "<i4",
     "by_date": "<i4",
 }
+
+
+class ProcessLost(Exception):
+    """One of the snapshot writer's processes ended before its work was done: nothing is written."""
 
 
 class SnapshotUnusable(Exception):
@@ -265,15 +270,18 @@ class SnapshotWriter:
         self.projects: dict[str, Any] = {}
         self.facets: list[tuple[Project, str, TableFacets]] = []
         self.out = _SectionsFile(snapshot_path(self.root), MAGIC)
-        # Forked: the processes have ``work`` (and all it holds) without pickling it.
-        self._pool = multiprocessing.get_context("fork").Pool(self.PROCESSES, _set_work, (work,))
+        # Forked (at the first project): the processes have ``work`` and all it holds without pickling it.
+        # An executor rather than a Pool: a process killed mid-project (out of memory) breaks it, where a Pool
+        # would wait for that project for ever.
+        self._pool = ProcessPoolExecutor(
+            self.PROCESSES, multiprocessing.get_context("fork"), initializer=_set_work, initargs=(work,)
+        )
 
     def __enter__(self) -> SnapshotWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._pool.terminate()
-        self._pool.join()
+        self._pool.shutdown(wait=False, cancel_futures=True)
         self.out.__exit__(*exc)
 
     def tables(
@@ -288,14 +296,14 @@ class SnapshotWriter:
         paths = record_files(self.root, projects)
         sizes = {key: path.stat().st_size for key, path in paths.items()}
         read_ahead = max([self.READ_AHEAD_BYTES, *sizes.values()])
-        ahead: deque[tuple[Project, AsyncResult[_Indexed] | None]] = deque()
+        ahead: deque[tuple[Project, Future[_Indexed] | None]] = deque()
         bytes_ahead = 0
         for project in projects:
             path = paths.get(project.key)
             reading = None
             if path is not None:
                 task = (self.root, project.key, project.shortcode, path, given(project))
-                reading = self._pool.apply_async(_read_and_index, task)
+                reading = self._pool.submit(_read_and_index, *task)
             ahead.append((project, reading))
             bytes_ahead += sizes.get(project.key, 0)
             while len(ahead) > self.PROCESSES and bytes_ahead > read_ahead:
@@ -305,12 +313,16 @@ class SnapshotWriter:
         while ahead:
             yield self._written(*ahead.popleft())
 
-    def _written(
-        self, project: Project, reading: AsyncResult[_Indexed] | None
-    ) -> tuple[Project, RecordTable | None, Any]:
+    def _written(self, project: Project, reading: Future[_Indexed] | None) -> tuple[Project, RecordTable | None, Any]:
         if reading is None:
             return project, None, None
-        table, index, facets, result = reading.get()
+        try:
+            table, index, facets, result = reading.result()
+        except BrokenProcessPool:
+            raise ProcessLost(
+                f"a process reading the records ended before it was done, at project {project.shortcode} "
+                "or one near it (killed: out of memory?)"
+            ) from None
         self.projects[project.key] = _write_project(self.out, table, index)
         self.facets.append((project, table.shortcode, facets))
         return project, table, result

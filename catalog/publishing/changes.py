@@ -41,7 +41,7 @@ from catalog.domain import ledger
 from catalog.domain.ledger import Item, ProjectMeta, fingerprint
 from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
-from catalog.domain.snapshot import SnapshotPass, write_catalog_part
+from catalog.domain.snapshot import ProcessLost, SnapshotPass, write_catalog_part
 from catalog.formats import item_metadata
 from catalog.publishing.formats import FORMATS
 from catalog.publishing.oai_identifiers import fallback_year, project_local_ids, shared_pid_prefix
@@ -335,7 +335,7 @@ def stamp_release(
         if snapshot is not None:  # what the snapshot keeps of the whole catalogue and the ledger just written
             write_catalog_part(data_dir, catalog, snapshot.written)
         return summary
-    except DataDirError as error:
+    except (DataDirError, ProcessLost) as error:
         raise StampRefused(str(error)) from None
     except (ledger.LedgerError, OSError, UnicodeDecodeError) as error:
         raise StampRefused(f"{path}: {error}") from None
