@@ -202,9 +202,14 @@ def _reference_url(value: Frozen) -> str | None:
     return uri_value(value.get("url")) if isinstance(value, Mapping) else None
 
 
+# Type tuples for isinstance: a union (``tuple | list``) written in the call is built again on every call.
+_SEQUENCE_TYPES = (tuple, list)
+_NUMBER_TYPES = (int, float)
+
+
 def _as_list(value: Frozen) -> tuple | list:
     """A stored list (a tuple when frozen, a list in a parsed record); a single value as a list of one."""
-    if isinstance(value, tuple | list):
+    if isinstance(value, _SEQUENCE_TYPES):
         return value
     return () if value is None else (value,)
 
@@ -706,11 +711,14 @@ def project_context(catalog: Catalog, project: Project, base_url: str, fallback_
 
 def _record_dates(issued: str | None, created: str | None, modified: str | None, embargo: str | None) -> list[Date]:
     """Each date the record has, once per kind (the kinds differ, so no two are equal)."""
-    return [
-        Date(value, kind)
-        for value, kind in ((issued, "Issued"), (created, "Created"), (modified, "Updated"), (embargo, "Available"))
-        if value
-    ]
+    found = [Date(issued, "Issued")] if issued else []
+    if created:
+        found.append(Date(created, "Created"))
+    if modified:
+        found.append(Date(modified, "Updated"))
+    if embargo:
+        found.append(Date(embargo, "Available"))
+    return found
 
 
 def _record_file(item: ItemMetadata, file: Any) -> None:
@@ -727,12 +735,15 @@ def _record_file(item: ItemMetadata, file: Any) -> None:
 
 
 def _size(size: Any) -> list[str]:
-    if isinstance(size, int | float) and not isinstance(size, bool):
+    if size is None:
+        return []
+    if isinstance(size, _NUMBER_TYPES) and not isinstance(size, bool):
         return [str(size)]
     shown = text_value(size)
     return [shown] if shown else []
 
 
+@lru_cache(maxsize=256)
 def _record_resource_type(type_of_data: str | None) -> tuple[str, str]:
     return (vocabularies.resource_type_general(type_of_data), type_of_data) if type_of_data else RECORD_RESOURCE_TYPE
 
