@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from catalog.domain import dates, identifiers
 from catalog.domain.memo import memo_for
@@ -79,15 +79,15 @@ class Agent:
     affiliations: tuple[Affiliation, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
+# The values a record makes several of (titles, subjects, dates, related identifiers) are named tuples: as
+# immutable and hashable as a frozen dataclass, and built in half the time.
+class Text(NamedTuple):
     value: str
     lang: str | None = None
     kind: str | None = None  # titleType / descriptionType
 
 
-@dataclass(frozen=True, slots=True)
-class Subject:
+class Subject(NamedTuple):
     value: str
     lang: str | None = None
     scheme: str | None = None
@@ -95,15 +95,13 @@ class Subject:
     value_uri: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Date:
+class Date(NamedTuple):
     value: str
     kind: str
     information: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Related:
+class Related(NamedTuple):
     value: str
     identifier_type: str
     relation: str
@@ -196,6 +194,13 @@ def uri_value(value: Any) -> str | None:
 def date_value(value: Any) -> str | None:
     text = text_value(value)
     return text if text and _DATE_RE.fullmatch(text) else None
+
+
+def _first_text(value: Frozen) -> str | None:
+    """The first usable string of a value or a list of values."""
+    if type(value) is str:
+        return text_value(value)
+    return next(filter(None, map(text_value, _as_list(value))), None)
 
 
 def _reference_url(value: Frozen) -> str | None:
@@ -756,17 +761,20 @@ def record_metadata(record: dict[str, Any], context: ProjectContext) -> ItemMeta
     pid = uri_value(get("pid")) or record_id or ""
     created, modified = date_value(get("dateCreated")), date_value(get("dateModified"))
     issued = dates.record_issued(record) or context.issued
+    keywords = get("keywords")
     item = ItemMetadata(
         identifier=pid,
         identifier_type=identifiers.pid_type(pid),
         publisher=shared.publisher,
         publisher_identifier=shared.publisher_identifier,
         publication_year=dates.year(issued) or _year_of(created, modified) or context.fallback_year,
-        resource_type=_record_resource_type(next(filter(None, map(text_value, _as_list(get("typeOfData")))), None)),
+        resource_type=_record_resource_type(_first_text(get("typeOfData"))),
         titles=texts(get("label")) or [Text(pid)],
         creators=list(shared.creators),
         contributors=list(shared.contributors),
-        subjects=[Subject(text.value, text.lang) for keyword in _as_list(get("keywords")) for text in texts(keyword)],
+        subjects=[Subject(text.value, text.lang) for keyword in _as_list(keywords) for text in texts(keyword)]
+        if keywords
+        else [],
         descriptions=texts(get("description"), "Abstract") if "description" in record else [],
         dates=_record_dates(issued, created, modified, shared.embargo),
         issued=issued,
