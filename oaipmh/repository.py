@@ -107,9 +107,7 @@ class Repository:
         # When each item was first published (with a ledger): a list continues only with items it could have seen.
         self.record_first: tuple[array | None, ...] = tuple(self._record_first(project) for project in catalog.projects)
         # The latest of them per project: a list issued after it takes every record, without looking at each.
-        self.record_first_latest = tuple(
-            max(first, default=NO_DATESTAMP) if first else NO_DATESTAMP for first in self.record_first
-        )
+        self.record_first_latest = tuple(max(first) if first else NO_DATESTAMP for first in self.record_first)
         self.project_first = array("q", (self._project_first(project) for project in catalog.projects))
         self.project_keys = tuple(project.key for project in catalog.projects)
         local_ids = project_local_ids(catalog.projects)
