@@ -39,7 +39,7 @@ XML_HEAD = (
     f'<OAI-PMH xmlns="{OAI_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
     f' xsi:schemaLocation="{OAI_NAMESPACE} http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd">\n'
 ).encode()
-XML_TAIL = "</OAI-PMH>\n"
+XML_TAIL = b"</OAI-PMH>\n"
 OAI_IDENTIFIER_NAMESPACE = "http://www.openarchives.org/OAI/2.0/oai-identifier"
 
 _METADATA_PREFIX_RE = re.compile(r"[A-Za-z0-9\-_.!~*'()]+")
@@ -241,8 +241,8 @@ def _errors(errors: Sequence[OaiError]) -> str:
     return "".join(f'<error code="{error.code}">{esc(error.message)}</error>\n' for error in errors)
 
 
-def _response(request: str, content: str) -> bytes:
-    return f"{request}{content}{XML_TAIL}".encode()
+def _response(request: str, content: str | bytes) -> bytes:
+    return b"".join((request.encode(), content if isinstance(content, bytes) else content.encode(), XML_TAIL))
 
 
 # --- verbs ------------------------------------------------------------------------------------
@@ -362,7 +362,7 @@ def _list_state(request: Request, now: int) -> tuple[tokens.ListState, MetadataF
     return state, metadata_format, None
 
 
-def _list(request: Request, render: Callable[[Repository, Position, MetadataFormat], str]) -> str:
+def _list(request: Request, render: Callable[[Repository, Position, MetadataFormat], str]) -> bytes:
     repository = request.repository
     now = int(time.time())
     state, metadata_format, start = _list_state(request, now)
@@ -394,19 +394,21 @@ def _list(request: Request, render: Callable[[Repository, Position, MetadataForm
         )
     elif state.cursor > 0:
         token = f'<resumptionToken completeListSize="{size}" cursor="{state.cursor}"/>\n'
-    body = "\n".join(render(repository, item, metadata_format) for item in items)
-    return f"<{request.verb}>\n{body}\n{token}</{request.verb}>\n"
+    # Encoded item by item: UTF-8 encoding is a copy for ASCII text but goes character by character through a
+    # string holding any other, so a page's few non-ASCII items are encoded on their own (ten times quicker).
+    body = b"\n".join([render(repository, item, metadata_format).encode() for item in items])
+    return b"".join((f"<{request.verb}>\n".encode(), body, f"\n{token}</{request.verb}>\n".encode()))
 
 
-def list_identifiers(request: Request) -> str:
+def list_identifiers(request: Request) -> bytes:
     return _list(request, lambda repository, item, _format: repository.header(item))
 
 
-def list_records(request: Request) -> str:
+def list_records(request: Request) -> bytes:
     return _list(request, lambda repository, item, metadata_format: repository.record(item, metadata_format))
 
 
-HANDLERS: dict[str, Callable[[Request], str]] = {
+HANDLERS: dict[str, Callable[[Request], str | bytes]] = {
     "Identify": identify,
     "ListMetadataFormats": list_metadata_formats,
     "ListSets": list_sets,

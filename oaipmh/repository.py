@@ -46,6 +46,7 @@ from catalog.publishing.oai_identifiers import (
 from catalog.publishing.sets import OaiSet, Selection, SetIndex, build_sets
 
 _MAX_CACHED_COUNTS = 1024
+_MAX_CACHED_DATESTAMPS = 4096
 
 Position = tuple[int, int]  # (project index, record index or -1 for the project)
 
@@ -105,6 +106,8 @@ class Repository:
         )
         # When each item was first published (with a ledger): a list continues only with items it could have seen.
         self.record_first: tuple[array | None, ...] = tuple(self._record_first(project) for project in catalog.projects)
+        # The latest of them per project: a list issued after it takes every record, without looking at each.
+        self.record_first_latest = tuple(max(first) if first else NO_DATESTAMP for first in self.record_first)
         self.project_first = array("q", (self._project_first(project) for project in catalog.projects))
         self.project_keys = tuple(project.key for project in catalog.projects)
         local_ids = project_local_ids(catalog.projects)
@@ -130,6 +133,7 @@ class Repository:
         self.token_key = (self.ledger.token_key if self.ledger else None) or self.data_version.encode()
         self._counts: dict[tuple[str, int | None, int | None], int] = {}
         self._project_metadata: dict[tuple[str, int], str] = {}
+        self._datestamps: dict[int, str] = {}
         self._lock = threading.Lock()
 
     def _record_stamps(self, project: Project, table: RecordTable | None) -> array | None:
@@ -378,7 +382,9 @@ class Repository:
         stamps = self.record_stamps[project]
         if not selection.records or not stamps or record >= len(stamps):
             return found
-        first = self.record_first[project] if issued is not None else None
+        first = (
+            self.record_first[project] if issued is not None and self.record_first_latest[project] > newest else None
+        )
         if dates.unbounded and first is None:
             found.extend((project, index) for index in range(record, min(len(stamps), record + room - len(found))))
             return found
@@ -425,11 +431,20 @@ class Repository:
         table, stamps = self.tables[project], self.record_stamps[project]
         assert table is not None and stamps is not None
         stamp = stamps[record]
-        datestamp = entry.datestamp if stamp == NO_DATESTAMP else format_datestamp(stamp)
+        datestamp = entry.datestamp if stamp == NO_DATESTAMP else self._datestamp(stamp)
         return (
             f"{entry.record_header_open}{esc(self.record_suffix(entry, table.pids[record]))}</identifier>"
             f"<datestamp>{datestamp}</datestamp>{entry.record_header_close}"
         )
+
+    def _datestamp(self, stamp: int) -> str:
+        """Formatted once per distinct time: records share the few times of their releases."""
+        formatted = self._datestamps.get(stamp)
+        if formatted is None:
+            if len(self._datestamps) >= _MAX_CACHED_DATESTAMPS:
+                self._datestamps.clear()
+            formatted = self._datestamps[stamp] = format_datestamp(stamp)
+        return formatted
 
     def metadata(self, position: Position, metadata_format: MetadataFormat) -> str:
         project, record = position

@@ -100,12 +100,12 @@ def _entity_tag(catalog: Catalog, body: bytes) -> str:
     the tag covers the rest of the body: it stays put, on every replica, while
     the data version and the request do (computed once per kept response).
     """
-    rest = body[_DATE_END:]
     # Metadata is escaped: only the token element starts so. The last page's is empty, with no moment.
-    token = rest.rfind(b"<resumptionToken")
-    end = rest.find(b"</resumptionToken>", token)
-    if token >= 0 and end >= 0:
-        rest = rest[:token] + rest[end:]
+    token = body.rfind(b"<resumptionToken", _DATE_END)
+    end = body.find(b"</resumptionToken>", token)
+    # Sliced through a view: the body (a quarter of a megabyte for a list page) is copied once, not three times.
+    view = memoryview(body)
+    rest = b"".join((view[_DATE_END:token], view[end:])) if token >= 0 and end >= 0 else body[_DATE_END:]
     return wire.entity_tag(catalog.data_version, rest, weak=True)
 
 

@@ -28,8 +28,9 @@ FUNDER_ROLE = "Funder"
 
 # One encoder for all records: building it per record costs a million times over.
 _compact_json = json.JSONEncoder(separators=(",", ":"))
-# What json.loads does with the UTF-8 bytes this module encodes, without its per-call checks of the encoding.
-_decode_json = json.JSONDecoder().decode
+# What json.loads does with the compact JSON this module encodes, without its per-call checks of the encoding and
+# of surrounding whitespace (the scanner reads one value from the start; the documents hold exactly one).
+_scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 NO_DATESTAMP = -(2**62)  # stands for "no date" in the packed datestamp array
 
@@ -381,7 +382,7 @@ class RecordTable:
         return self._documents.raw(index)
 
     def record(self, index: int) -> dict[str, Any]:
-        return _decode_json(self._documents.raw(index).decode("utf-8", "surrogatepass"))
+        return _scan_json(self._documents.raw(index).decode("utf-8", "surrogatepass"), 0)[0]
 
     def datestamp(self, index: int) -> int | None:
         stamp = self.datestamps[index]

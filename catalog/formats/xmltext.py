@@ -13,6 +13,7 @@ checks of the few simple types the schemas constrain (language tags, URIs).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import quote
 
 _ILLEGAL = "\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff"
@@ -40,8 +41,12 @@ def esc(value: str) -> str:
     return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
+@lru_cache(maxsize=4096)
 def attribute(name: str, value: str | None) -> str:
-    """`` name="value"`` with the value escaped; nothing for an absent or empty value (the schemas want none)."""
+    """`` name="value"`` with the value escaped; nothing for an absent or empty value (the schemas want none).
+
+    Cached: attribute values are mostly types, languages and relations, which every record repeats.
+    """
     if not value:
         return ""
     if value.isprintable() and "&" not in value and "<" not in value and ">" not in value and '"' not in value:
