@@ -100,15 +100,15 @@ def test_a_record_whose_source_the_ledger_holds_keeps_its_fingerprint_unrendered
     table = catalog.records[project.key]
     publication = Publication(catalog, site_url(SITE))
 
-    def stamps(known: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
+    def stamps(known: bytes) -> tuple[list[str], list[str]]:
         each, result = publication.records(project.key, table, known)
         for row in range(len(table)):
             each(row, table.record(row))
         return result().sources, result().fingerprints
 
-    sources, rendered = stamps({})
+    sources, rendered = stamps(b"")
     assert all(rendered) and len(set(sources)) == len(table)
     # The first record's source is the ledger's: its fingerprint is the ledger's, not rendered again.
     # The second's source differs from the ledger's: rendered, whatever the ledger held.
-    known = {table.pids[0]: (sources[0], "kept"), table.pids[1]: ("another source", "stale")}
-    assert stamps(known)[1][:2] == ["kept", rendered[1]]
+    known = f"R\t{table.pids[0]}\tkept\t1\t\t\t{sources[0]}\nR\t{table.pids[1]}\tstale\t1\t\t\tanother\n"
+    assert stamps(known.encode())[1][:2] == ["kept", rendered[1]]

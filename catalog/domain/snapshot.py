@@ -259,8 +259,10 @@ class SnapshotWriter:
     """
 
     PROCESSES = 2
-    # Records files read ahead of the caller, in bytes of JSON (about as much again in memory); at least the largest.
+    # Records files read ahead of the caller, in bytes of JSON (about as much again in memory).
     READ_AHEAD_BYTES = 256 << 20
+    # The largest project is read first when its records file is more than 1/LARGE_SHARE of all of them.
+    LARGE_SHARE = 4 * PROCESSES
 
     def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork | None = None) -> None:
         self.root = Path(data_dir)
@@ -295,20 +297,29 @@ class SnapshotWriter:
         """
         paths = record_files(self.root, projects)
         sizes = {key: path.stat().st_size for key, path in paths.items()}
-        read_ahead = max([self.READ_AHEAD_BYTES, *sizes.values()])
+
+        def read(project: Project) -> Future[_Indexed]:
+            task = (self.root, project.key, project.shortcode, paths[project.key], given(project))
+            return self._pool.submit(_read_and_index, *task)
+
+        # A project that is a large share of all records is read first, whatever its turn: read in its turn, near
+        # the end, it would keep one process busy long after the other has nothing left to do.
+        largest = max(sizes, key=sizes.__getitem__, default=None)
+        early: dict[str, Future[_Indexed]] = {}
+        if largest is not None and sizes[largest] * self.LARGE_SHARE > sum(sizes.values()):
+            early[largest] = read(next(project for project in projects if project.key == largest))
+        read_early = frozenset(early)
         ahead: deque[tuple[Project, Future[_Indexed] | None]] = deque()
         bytes_ahead = 0
         for project in projects:
-            path = paths.get(project.key)
-            reading = None
-            if path is not None:
-                task = (self.root, project.key, project.shortcode, path, given(project))
-                reading = self._pool.submit(_read_and_index, *task)
+            reading = early.pop(project.key, None)
+            if reading is None and project.key in paths:
+                reading = read(project)
+                bytes_ahead += sizes[project.key]
             ahead.append((project, reading))
-            bytes_ahead += sizes.get(project.key, 0)
-            while len(ahead) > self.PROCESSES and bytes_ahead > read_ahead:
+            while len(ahead) > self.PROCESSES and bytes_ahead > self.READ_AHEAD_BYTES:
                 done = ahead.popleft()
-                bytes_ahead -= sizes.get(done[0].key, 0)
+                bytes_ahead -= 0 if done[0].key in read_early else sizes.get(done[0].key, 0)
                 yield self._written(*done)
         while ahead:
             yield self._written(*ahead.popleft())

@@ -35,7 +35,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import Any, cast
 
 from catalog.domain import ledger
 from catalog.domain.ledger import Item, ProjectMeta, fingerprint
@@ -86,29 +86,47 @@ def published_fingerprint(specs: Iterable[str], rendered: Iterable[str]) -> str:
 
 
 class KnownSources:
-    """The record sources and fingerprints an existing ledger holds, read project by project in ledger order."""
+    """The lines of an existing ledger's records, project by project (found by one scan of the file)."""
 
-    def __init__(self, lines: IO[str] | None) -> None:
-        self._lines = lines
-        self._group: str | None = None  # the project of the line read ahead
-        self._ahead: list[str] | None = None
-        if lines is not None and not lines.readline().startswith(f"{ledger.MAGIC}\t{ledger.VERSION}\t"):
-            self._lines = None  # another version: its records have no sources
+    def __init__(self, path: Path | None) -> None:
+        self._path = path
+        self._sections: dict[str, tuple[int, int]] = {}  # project key → where its records' lines start and end
+        if path is None:
+            return
+        with path.open("rb") as lines:
+            if not lines.readline().startswith(f"{ledger.MAGIC}\t{ledger.VERSION}\t".encode()):
+                return  # another version: its records have no sources
+            offset, start, key = lines.tell(), 0, None
+            for line in lines:
+                if line.startswith((b"P\t", b"E\t")):
+                    if key is not None:
+                        self._sections[key] = (start, offset)
+                    key = line.split(b"\t", 2)[1].decode().lower() if line.startswith(b"P") else None
+                    start = offset + len(line)
+                offset += len(line)
+            if key is not None:
+                self._sections[key] = (start, offset)
 
-    def of(self, project_key: str) -> dict[str, tuple[str, str]]:
-        """pid → (source, fingerprint) of the ledger's records of ``project_key`` (asked in ascending key order)."""
-        found: dict[str, tuple[str, str]] = {}
-        while self._lines is not None:
-            fields = self._ahead or self._lines.readline().rstrip("\n").split("\t", 7)
-            self._ahead = None
-            if fields[0] == "P":
-                self._group = fields[1].lower()
-            if fields[0] not in ("P", "R") or (self._group or "") > project_key:
-                self._ahead = fields  # the next project's (or the entities'): keep it for later
-                return found
-            if fields[0] == "R" and self._group == project_key and len(fields) > 6:
-                found[fields[1]] = (fields[6], fields[2])
-        return found
+    def of(self, project_key: str) -> bytes:
+        """The ledger's lines of the records of ``project_key``, by pid (b"" when it has none)."""
+        span = self._sections.get(project_key)
+        if self._path is None or span is None:
+            return b""
+        with self._path.open("rb") as lines:
+            lines.seek(span[0])
+            return lines.read(span[1] - span[0])
+
+
+def known_stamps(lines: bytes) -> Iterator[tuple[str, str, str]]:
+    """(pid, source, fingerprint) of each record line of :meth:`KnownSources.of`, in their order (by pid)."""
+    start = 0
+    while start < len(lines):
+        end = lines.find(b"\n", start)
+        end = len(lines) if end < 0 else end
+        fields = lines[start:end].decode().split("\t", 7)
+        if fields[0] == "R" and len(fields) > 6:
+            yield fields[1], fields[6], fields[2]
+        start = end + 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,12 +167,13 @@ class Publication:
         )
 
     def records(
-        self, project_key: str, table: RecordTable, known: Mapping[str, tuple[str, str]]
+        self, project_key: str, table: RecordTable, known: bytes
     ) -> tuple[Callable[[int, Mapping[str, Any]], None], Callable[[], RecordStamps]]:
         """A function to give each record of ``table`` (position, parsed JSON), and one that gives their stamps.
 
-        ``known`` is what the ledger holds of the project's records: a record
-        whose source is there keeps its fingerprint; the others are rendered.
+        ``known`` is what the ledger holds of the project's records
+        (:meth:`KnownSources.of`): a record whose source is there keeps its
+        fingerprint; the others are rendered.
         """
         project = self.catalog.projects[self.positions[project_key]]
         scope = self.scope(project, table)
@@ -162,10 +181,14 @@ class Publication:
         shared = _context_digest(context, scope.record_specs, self.renderer)
         persons = FreeTextPersons(context.person_names)
         sources = [_record_source(table.document(row), shared, persons) for row in range(len(table))]
-        fingerprints = [
-            old[1] if (old := known.get(pid)) is not None and old[0] == source else ""
-            for pid, source in zip(table.pids, sources, strict=True)
-        ]
+        fingerprints = []
+        ledger_records = known_stamps(known)
+        recorded = next(ledger_records, None)
+        for pid, source in zip(table.pids, sources, strict=True):  # both by pid: a merge join
+            while recorded is not None and recorded[0] < pid:
+                recorded = next(ledger_records, None)
+            same = recorded is not None and recorded[0] == pid and recorded[1] == source
+            fingerprints.append(recorded[2] if same and recorded is not None else "")
         specs, formats = scope.record_specs, tuple(FORMATS.values())
 
         def render(row: int, record: Mapping[str, Any]) -> None:
@@ -321,10 +344,9 @@ def stamp_release(
         reasons = "; ".join(f"{problem.path}: {problem.reason}" for problem in catalog.problems[:5])
         raise StampRefused(f"{len(catalog.problems)} problem(s) loading {data_dir}: {reasons}")
     path = ledger.ledger_path(data_dir)
-    old = path.open(encoding="utf-8") if path.is_file() else None
     snapshot: SnapshotPass | None = None
     try:
-        publication, known = Publication(catalog, site_url), KnownSources(old)
+        publication, known = Publication(catalog, site_url), KnownSources(path if path.is_file() else None)
         if dry_run:
             tables = _stamped_inline(publication, iter_record_tables(data_dir, catalog.projects), known)
         else:  # the snapshot's writer reads, indexes and stamps the records (docs/snapshot.md)
@@ -342,5 +364,3 @@ def stamp_release(
     finally:
         if snapshot is not None:
             snapshot.close()
-        if old is not None:
-            old.close()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import io
+from pathlib import Path
 
 import pytest
 
 from catalog.domain.model import RecordTable
 from catalog.formats import item_metadata
-from catalog.publishing.changes import FreeTextPersons, KnownSources, published_fingerprint
+from catalog.publishing.changes import FreeTextPersons, KnownSources, known_stamps, published_fingerprint
 from catalog.publishing.formats import FORMATS
 
 LEDGER = (
@@ -22,18 +22,21 @@ LEDGER = (
 )
 
 
-def test_sources_and_fingerprints_come_project_by_project_and_skip_projects_not_asked_for() -> None:
-    known = KnownSources(io.StringIO(LEDGER))
-    assert known.of("0000") == {}
-    assert known.of("0001") == {"p/1": ("s1", "f1"), "p/2": ("s2", "f2")}
-    assert known.of("0002") == {}
-    assert known.of("0003") == {"q/1": ("s3", "f3")}
-    assert known.of("0004") == {}
+def test_the_ledger_gives_each_projects_record_lines_and_their_stamps(tmp_path: Path) -> None:
+    ledger_file = tmp_path / "ledger.tsv"
+    ledger_file.write_text(LEDGER)
+    known = KnownSources(ledger_file)
+    assert known.of("0003") == b"R\tq/1\tf3\t100\t\t\ts3\n"  # asked in any order
+    assert list(known_stamps(known.of("0001"))) == [("p/1", "s1", "f1"), ("p/2", "s2", "f2")]
+    assert list(known_stamps(known.of("0003"))) == [("q/1", "s3", "f3")]
+    assert known.of("0002") == known.of("0004") == b""
 
 
-def test_a_version_1_ledger_or_none_knows_no_sources() -> None:
-    assert KnownSources(io.StringIO("svc-ledger\t1\nR\tp/1\tf1\t100\t\t\n")).of("0001") == {}
-    assert KnownSources(None).of("0001") == {}
+def test_a_version_1_ledger_or_none_knows_no_sources(tmp_path: Path) -> None:
+    version_1 = tmp_path / "ledger.tsv"
+    version_1.write_text("svc-ledger\t1\nP\t0001\tf\t100\t\t\nR\tp/1\tf1\t100\t\t\n")
+    assert KnownSources(version_1).of("0001") == b""
+    assert KnownSources(None).of("0001") == b""
 
 
 def test_the_fingerprint_covers_the_sets_and_every_format() -> None:
