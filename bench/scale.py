@@ -43,7 +43,6 @@ from urllib.parse import urlencode
 
 from bench.record_search import QUERIES
 from bench.run import (
-    RECORD,
     SVC,
     TOKEN,
     UNTHROTTLED,
@@ -142,8 +141,10 @@ def harvest_rate(base_url: str, seconds: float) -> dict[str, float]:
         if status != 200:
             raise RuntimeError(f"harvest: HTTP {status} on page {pages + 1}")
         pages += 1
-        records += len(RECORD.findall(body))
-        match = TOKEN.search(body)
+        # Byte searches: svc writes these elements without a prefix, and bench.run's regular expressions
+        # (which allow one) cost the client 0.9 ms a page, a sixth of a page's round trip.
+        records += body.count(b"<record>")
+        match = TOKEN.search(body, max(0, body.rfind(b"<resumptionToken")))
         if not match or not match.group(1):
             break
         token = unescape(match.group(1).decode()).strip()
