@@ -264,7 +264,7 @@ class SnapshotWriter:
     # The largest project is read first when its records file is more than 1/LARGE_SHARE of all of them.
     LARGE_SHARE = 4 * PROCESSES
 
-    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork | None = None) -> None:
+    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork) -> None:
         self.root = Path(data_dir)
         self.files = _file_states(self.root)
         # Before the tables are read: a file edited while stamping then leaves the snapshot unused, never wrong.
@@ -287,12 +287,13 @@ class SnapshotWriter:
         self.out.__exit__(*exc)
 
     def tables(
-        self, projects: Sequence[Project], given: Callable[[Project], Any] = lambda _: None
+        self, projects: Sequence[Project], given: Callable[[Project], Any]
     ) -> Iterator[tuple[Project, RecordTable | None, Any]]:
         """Each project with its records (None: no records file) and its work's result, in the order given.
 
         ``given(project)`` is what the work is given with the project's
-        records, asked in the order of ``projects``. Raises
+        records, asked once for each project that has any (not always in
+        their order: a large project is read first). Raises
         :class:`~catalog.domain.loader.DataDirError` when a records file does not load.
         """
         paths = record_files(self.root, projects)
@@ -351,7 +352,7 @@ _Indexed = tuple[RecordTable, ProjectRecordIndex, TableFacets, Any]
 _process_work: RecordWork | None = None
 
 
-def _set_work(work: RecordWork | None) -> None:
+def _set_work(work: RecordWork) -> None:
     global _process_work
     _process_work = work
 
@@ -360,9 +361,8 @@ def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given:
     """A project's records file read into its table and indexed (run by one of the writer's processes)."""
     table = read_record_table(data_dir, shortcode, path)
     assert table is not None  # a file that does not load raises
+    assert _process_work is not None  # set as the process started
     add_facets, facets = facet_collector(table)
-    if _process_work is None:
-        return table, ProjectRecordIndex.build(table, add_facets), facets(), None
     work, result = _process_work.records(key, table, given)
 
     def each_record(position: int, record: Mapping[str, Any]) -> None:
@@ -375,12 +375,12 @@ def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given:
 class SnapshotPass:
     """The record tables ``svc stamp`` reads for the ledger, read by the snapshot's writer, which writes them too."""
 
-    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork | None = None) -> None:
+    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork) -> None:
         self.writer = SnapshotWriter(data_dir, work)
         self.written: WrittenSnapshot | None = None  # once all tables passed
 
     def tables(
-        self, projects: Sequence[Project], given: Callable[[Project], Any] = lambda _: None
+        self, projects: Sequence[Project], given: Callable[[Project], Any]
     ) -> Iterator[tuple[Project, RecordTable | None, Any]]:
         """:meth:`SnapshotWriter.tables`; the snapshot is committed once all are through."""
         yield from self.writer.tables(projects, given)
