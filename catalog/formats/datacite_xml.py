@@ -1,8 +1,8 @@
 """``oai_datacite``: DataCite kernel 4.6 inside the ``oai-1.1`` wrapper (SPEC §5.6).
 
 Every value goes into the markup through :func:`~catalog.formats.xmltext.esc`
-or :func:`~catalog.formats.xmltext.attribute`. The kernel's properties are
-written in its order; the parts a record shares with its project's other
+or :func:`~catalog.formats.xmltext.attribute`. The kernel's list properties
+are tables in its order; the parts a record shares with its project's other
 records (creators, publisher, contributors, rights) are written once.
 """
 
@@ -212,6 +212,22 @@ def _write_lists(out: list[str], item: ItemMetadata, lists: tuple[_List, ...]) -
 _CREATORS = (_list("creators", attrgetter("creators"), _creator),)
 _CONTRIBUTORS = (_list("contributors", attrgetter("contributors"), _contributor),)
 _RIGHTS = (_list("rightsList", _rights_list, _rights),)
+# The kernel's optional properties, in its order, between those a record shares with its project's others.
+_BEFORE_CONTRIBUTORS = (_list("subjects", attrgetter("subjects"), _subject),)
+_BEFORE_RIGHTS = (
+    _list("dates", attrgetter("dates"), _date),
+    ("", "", lambda item: item.languages[:1], _language),  # the kernel allows one; oai_dc carries them all
+    _list("alternateIdentifiers", attrgetter("alternate_identifiers"), _alternate_identifier),
+    _list("relatedIdentifiers", attrgetter("related"), _related_identifier),
+    _list("sizes", attrgetter("sizes"), _size),
+    _list("formats", attrgetter("formats"), _format),
+)
+_AFTER_RIGHTS = (
+    _list("descriptions", attrgetter("descriptions"), _description),
+    _list("geoLocations", attrgetter("places"), _place),
+    _list("fundingReferences", attrgetter("funding"), _funding),
+    _list("relatedItems", attrgetter("related_texts"), _related_item),
+)
 
 
 def _shared_parts(item: ItemMetadata) -> tuple[str, ...]:
@@ -246,36 +262,10 @@ def render(item: ItemMetadata) -> str:
         f"<publicationYear>{esc(item.publication_year)}</publicationYear>",
         f"<resourceType{attribute('resourceTypeGeneral', general)}>{esc(resource_type)}</resourceType>",
     ]
-    # The kernel's optional properties, in its order, around those a record shares with its project's others;
-    # each list element only when it has values (the schema forbids empty ones). Written out rather than
-    # looped over as a table: most of a record's lists are empty, and a test per list is the cheapest step.
-    if item.subjects:
-        out += ("<subjects>", *map(_subject, item.subjects), "</subjects>")
+    _write_lists(out, item, _BEFORE_CONTRIBUTORS)
     out.append(contributors)
-    if item.dates:
-        out += ("<dates>", *map(_date, item.dates), "</dates>")
-    if item.languages:
-        out.append(_language(item.languages[0]))  # the kernel allows one; oai_dc carries them all
-    if item.alternate_identifiers:
-        out += (
-            "<alternateIdentifiers>",
-            *map(_alternate_identifier, item.alternate_identifiers),
-            "</alternateIdentifiers>",
-        )
-    if item.related:
-        out += ("<relatedIdentifiers>", *map(_related_identifier, item.related), "</relatedIdentifiers>")
-    if item.sizes:
-        out += ("<sizes>", *map(_size, item.sizes), "</sizes>")
-    if item.formats:
-        out += ("<formats>", *map(_format, item.formats), "</formats>")
+    _write_lists(out, item, _BEFORE_RIGHTS)
     out.append(rights)
-    if item.descriptions:
-        out += ("<descriptions>", *map(_description, item.descriptions), "</descriptions>")
-    if item.places:
-        out += ("<geoLocations>", *map(_place, item.places), "</geoLocations>")
-    if item.funding:
-        out += ("<fundingReferences>", *map(_funding, item.funding), "</fundingReferences>")
-    if item.related_texts:
-        out += ("<relatedItems>", *map(_related_item, item.related_texts), "</relatedItems>")
+    _write_lists(out, item, _AFTER_RIGHTS)
     out.append(CLOSE)
     return "".join(out)
