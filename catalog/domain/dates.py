@@ -16,10 +16,8 @@ from typing import Any
 
 from catalog.domain.memo import memo_for
 from catalog.domain.model import Catalog, Project, RecordTable, is_placeholder
-from catalog.domain.record_search import IndexedRecordTable
 
 _DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})-([0-9]{2}))?(?=$|T|\s)")
-_PUBLISHED_IN_JSON = re.compile(rb'"datePublished":"([0-9]{4}-[0-9]{2}-[0-9]{2})')
 
 
 def iso_date(value: Any) -> str | None:
@@ -41,20 +39,8 @@ def record_issued(record: Mapping[str, Any]) -> str | None:
 
 
 def earliest_record_published(table: RecordTable | None) -> str | None:
-    """The earliest ``datePublished`` among a project's records, without parsing each record's JSON.
-
-    A snapshot's table brings it along (computed by this function when ``svc stamp`` wrote it).
-    """
-    if isinstance(table, IndexedRecordTable):
-        return table.earliest_published
-    if not table:
-        return None
-    earliest: bytes | None = None
-    for index in range(len(table)):
-        match = _PUBLISHED_IN_JSON.search(table.document(index))
-        if match and (earliest is None or match.group(1) < earliest):
-            earliest = match.group(1)
-    return earliest.decode() if earliest else None
+    """The earliest ``datePublished`` among a project's records (:meth:`RecordTable.earliest_published`)."""
+    return table.earliest_published() if table else None
 
 
 def _licence_date(project: Project) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ _compact_json = json.JSONEncoder(separators=(",", ":"))
 _scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 NO_DATESTAMP = -(2**62)  # stands for "no date" in the packed datestamp array
+# A record's own ISO publication date, as its compact JSON gives it (the first one it gives).
+_PUBLISHED_IN_JSON = re.compile(rb'"datePublished":"([0-9]{4}-[0-9]{2}-[0-9]{2})')
 
 Frozen = Any  # MappingProxyType | tuple | str | int | float | bool | None
 
@@ -346,7 +349,7 @@ class RecordTable:
     arrays so that lookups and date filtering never parse JSON.
     """
 
-    __slots__ = ("_documents", "datestamps", "ids", "pids", "shortcode")
+    __slots__ = ("_documents", "_earliest_published", "datestamps", "ids", "pids", "shortcode")
 
     def __init__(self, shortcode: str, documents: _Strings, pids: _Strings, ids: _Strings, datestamps: array) -> None:
         self.shortcode = shortcode
@@ -354,6 +357,7 @@ class RecordTable:
         self.pids = pids
         self.ids = ids
         self.datestamps = datestamps
+        # _earliest_published is set once computed (an unset slot survives pickling: a sentinel would not).
 
     @classmethod
     def build(cls, shortcode: str, records: Iterable[Mapping[str, Any]]) -> RecordTable:
@@ -383,6 +387,24 @@ class RecordTable:
 
     def record(self, index: int) -> dict[str, Any]:
         return _scan_json(self._documents.raw(index).decode("utf-8", "surrogatepass"), 0)[0]
+
+    def earliest_published(self) -> str | None:
+        """The earliest ``datePublished`` among the records, found once (and kept with the table, pickled too).
+
+        Read from the compact JSON without parsing it; a project's issue date
+        and its snapshot need it, and a scan of a large project costs seconds.
+        """
+        try:
+            return self._earliest_published
+        except AttributeError:
+            pass
+        earliest: bytes | None = None
+        for index in range(len(self)):
+            match = _PUBLISHED_IN_JSON.search(self._documents.raw(index))
+            if match and (earliest is None or match.group(1) < earliest):
+                earliest = match.group(1)
+        self._earliest_published: str | None = earliest.decode() if earliest else None
+        return self._earliest_published
 
     def datestamp(self, index: int) -> int | None:
         stamp = self.datestamps[index]

@@ -240,12 +240,12 @@ def highlight(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], 
 class IndexedRecordTable(RecordTable):
     """A record table that comes with its search index already built (a snapshot's, :mod:`catalog.domain.snapshot`)."""
 
-    __slots__ = ("earliest_published", "index")
+    __slots__ = ("index",)
 
     def __init__(self, table: RecordTable, index: ProjectRecordIndex, earliest_published: str | None) -> None:
         super().__init__(table.shortcode, table._documents, table.pids, table.ids, table.datestamps)
         self.index = index
-        self.earliest_published = earliest_published  # dates.earliest_record_published, computed when it was built
+        self._earliest_published = earliest_published  # RecordTable.earliest_published, computed when it was built
 
 
 def build_record_indexes(tables: Mapping[str, RecordTable]) -> dict[str, ProjectRecordIndex]:
