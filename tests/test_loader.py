@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from catalog.domain.loader import DataDirError, load_catalog
+from catalog.domain import loader
+from catalog.domain.loader import DataDirError, JsonText, load_catalog
 from catalog.domain.model import is_placeholder
 from tests.conftest import CORPUS_DIR
 
@@ -111,3 +112,63 @@ def test_data_version_follows_content(tmp_path: Path):
     assert load_catalog(tmp_path).data_version == first
     write(tmp_path / "projects" / "a.json", json.dumps({"id": "p", "shortcode": "AB13"}))
     assert load_catalog(tmp_path).data_version != first
+
+
+def chunked(text: str, size: int) -> list[str]:
+    return [text[start : start + size] for start in range(0, len(text), size)]
+
+
+# Items that end at every kind of boundary: numbers and literals that go on in the next chunk, strings with
+# escaped quotes and brackets, nested arrays, whitespace between items.
+STREAMED = '[ 12345 , -1.5e3,true,null, "a\\"]b" ,{"k": [1, [2, {"x": "}]"}]]},\n\n  "ü€𝄞" , [] ,{} ]  \n'
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 64, 10_000])
+def test_json_text_in_chunks_gives_the_items_of_the_whole_text(size: int):
+    whole = list(JsonText([STREAMED]).items())
+    assert whole == [12345, -1500.0, True, None, 'a"]b', {"k": [1, [2, {"x": "}]"}]]}, "ü€𝄞", [], {}]
+    assert list(JsonText(chunked(STREAMED, size)).items()) == whole
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty file"),
+        ("  \n ", "empty file"),
+        ("[1, 2 3]", "expected ',' or ']' at character 6"),
+        ("[1, 2]  x", "extra data at character 6"),
+        ('{"a": 1} x', "extra data at character 8"),
+    ],
+)
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_json_text_in_chunks_names_the_place_of_an_error_in_the_whole_text(text: str, message: str, size: int):
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        list(JsonText(chunked(text, size) or [""]).items())
+
+
+def test_a_records_file_is_read_in_chunks_with_the_items_errors_and_repairs_of_the_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+):
+    """Chunks of 7 bytes split UTF-8 characters, numbers and a surrogate escape; the answers stay the whole file's."""
+    write(tmp_path / "projects" / "p.json", json.dumps({"id": "p", "shortcode": "AB12", "name": "P"}))
+    records = [{"id": f"r{n}", "pid": f"https://ark/ab12/{n}", "label": {"de": "Grüße 𝄞"}, "n": n} for n in range(40)]
+    text = json.dumps(records, indent=2, ensure_ascii=False).replace('"r7"', '"r7 \\ud800"')
+    write(tmp_path / "records" / "AB12-records.json", text)
+    whole = load_catalog(tmp_path)
+    monkeypatch.setattr(loader, "READ_CHUNK_BYTES", 7)
+    streamed = load_catalog(tmp_path)
+    table = streamed.records["ab12"]
+    assert [table.document(i) for i in range(len(table))] == [
+        whole.records["ab12"].document(i) for i in range(len(table))
+    ]
+    assert "r7 \ufffd" in {table.record(i)["id"] for i in range(len(table))}  # the lone surrogate, repaired
+    assert streamed.data_version == whole.data_version
+
+    broken = text[: text.index('"r30"')] + '"r30" oops' + text[text.index('"r30"') + 5 :]
+    write(tmp_path / "records" / "AB12-records.json", broken)
+    with pytest.raises(json.JSONDecodeError) as error:
+        json.loads(broken)
+    caplog.clear()
+    with caplog.at_level(logging.ERROR, logger="catalog"):
+        assert "ab12" not in load_catalog(tmp_path).records
+    assert f"skipped records/AB12-records.json: invalid JSON, file skipped: {error.value}" in caplog.messages

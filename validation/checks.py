@@ -27,9 +27,9 @@ from catalog.domain.loader import (
     OPTIONAL_FILES,
     RECORDS_SUFFIX,
     DataDirError,
+    JsonText,
     check_data_dir,
     entity_file_too_large,
-    iter_json_array,
     json_files,
     load_catalog,
     shrinkage,
@@ -262,7 +262,7 @@ class _Validation:
         is_array = first is not None and first.group() == "["
         suspect = may_hold_surrogates(text)
         try:
-            for position, value in enumerate(iter_json_array(text)):
+            for position, value in enumerate(JsonText([text]).items()):
                 index = position if is_array else None
                 yield index, (self.repaired(self.relative(path), index, value) if suspect else value)
         except ValueError as error:

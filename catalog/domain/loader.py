@@ -8,13 +8,15 @@ UTF-16 surrogate in a string is served as U+FFFD (:mod:`catalog.domain.text_repa
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import logging
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import islice
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypedDict, TypeVar
@@ -41,12 +43,15 @@ OPTIONAL_FILES = ("chronontology-periods.json", "temporal-coverage-enrichment.js
 # The largest entity file (projects/, persons/, … but not records/) that is read: a file of hundreds of
 # megabytes there is a mistake, and would cost many times its size in memory. Records files have no limit.
 MAX_ENTITY_FILE_BYTES = 16 * 1024 * 1024
+# How much of a file is read and decoded at a time (JsonText keeps about one such chunk of text).
+READ_CHUNK_BYTES = 16 * 1024 * 1024
 
 # Whether an object of a type directory ("persons") matches that type's JSON Schema.
 Conforms = Callable[[str, Mapping[str, Any]], bool]
 
 _decoder = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+_NUMBER_CHARACTERS = re.compile(r"[0-9.eE+-]*")
 
 E = TypeVar("E", Project, Person, Organization, Cluster, Collection)
 
@@ -90,43 +95,126 @@ def shrinkage(before: Mapping[str, int], after: Mapping[str, int], max_share: fl
     return losses
 
 
-def iter_json_array(text: str) -> Iterator[Any]:
-    """Yield the items of a JSON array (or the single object) one at a time.
+class JsonText:
+    """A JSON file's text read a chunk at a time: only the text not parsed yet is kept.
 
-    Parsing item by item keeps only one record's objects alive at a time, so a
-    million-record file loads without a gigabyte of short-lived dicts.
+    A records file of two gigabytes decoded whole is a string of two to eight
+    (non-ASCII text takes two or four bytes a character): read this way, its
+    items are parsed from a window of a chunk or two. :meth:`items` gives the
+    same items and raises the same errors as parsing the whole text would,
+    but the positions a :class:`json.JSONDecodeError` gives count from the
+    window's start (:meth:`_Reader.objects` parses the whole text again to
+    name the place).
     """
-    index = _skip_whitespace(text, 0)
-    if index < len(text) and text[index] != "[":
-        value, end = _decoder.raw_decode(text, index)
-        if _skip_whitespace(text, end) != len(text):
-            raise ValueError(f"extra data at character {end}")
-        yield value
-        return
-    if index >= len(text):
-        raise ValueError("empty file")
-    index = _skip_whitespace(text, index + 1)
-    if index < len(text) and text[index] == "]":
-        index += 1
-    else:
+
+    def __init__(self, chunks: Iterable[str]) -> None:
+        self._chunks = iter(chunks)
+        self.text = ""  # the window: what is not parsed yet
+        self.offset = 0  # the position of the window's start in the whole text
+        self.complete = False  # the window holds the end of the text
+        self.suspect = False  # the window may hold a surrogate escape (:func:`may_hold_surrogates`)
+
+    def _extend(self, start: int, chunks: int = 1) -> int:
+        """Drop the window's text before ``start`` and add the next ``chunks`` chunks; ``start``'s new position."""
+        added = list(islice(self._chunks, chunks))
+        if len(added) < chunks:
+            self.complete = True
+            if not added:  # nothing to add: the window (and its positions) stay as they are
+                return start
+        self.text, self.offset = "".join([self.text[start:], *added]), self.offset + start
+        self.suspect = may_hold_surrogates(self.text)
+        return 0
+
+    def _skip_whitespace(self, index: int) -> int:
+        """The position of the next character that is not whitespace (the window's end: there is none)."""
         while True:
-            value, index = _decoder.raw_decode(text, index)
+            index = _skip_whitespace(self.text, index)
+            if index < len(self.text) or self.complete:
+                return index
+            index = self._extend(index)
+
+    def _value(self, index: int) -> tuple[Any, int]:
+        """The JSON value at ``index`` and the position after it, with as many chunks as it takes.
+
+        Each try that fails for want of text adds twice as many chunks as the
+        one before: an error early in a large file costs one more read of it,
+        not one per chunk.
+        """
+        more = 1
+        while True:
+            try:
+                value, end = _decoder.raw_decode(self.text, index)
+            except json.JSONDecodeError:
+                if self.complete:
+                    raise
+            else:  # a number ends where no character that may continue a number follows it
+                if (
+                    self.complete
+                    or not isinstance(value, int | float)
+                    or _NUMBER_CHARACTERS.match(self.text, end).end() < len(self.text)  # type: ignore[union-attr]
+                ):
+                    return value, end
+            index, more = self._extend(index, more), 2 * more
+
+    def items(self) -> Iterator[Any]:
+        """Yield the items of a JSON array (or the single object) one at a time.
+
+        Parsing item by item keeps only one record's objects alive at a time, so a
+        million-record file loads without a gigabyte of short-lived dicts.
+        """
+        index = self._skip_whitespace(0)
+        if index >= len(self.text):
+            raise ValueError("empty file")
+        if self.text[index] != "[":
+            while not self.complete:
+                index = self._extend(index, 64)
+            value, end = _decoder.raw_decode(self.text, index)
+            if _skip_whitespace(self.text, end) != len(self.text):
+                raise ValueError(f"extra data at character {self.offset + end}")
             yield value
-            index = _skip_whitespace(text, index)
-            if index < len(text) and text[index] == ",":
-                index = _skip_whitespace(text, index + 1)
-                continue
-            if index < len(text) and text[index] == "]":
-                index += 1
-                break
-            raise ValueError(f"expected ',' or ']' at character {index}")
-    if _skip_whitespace(text, index) != len(text):
-        raise ValueError(f"extra data at character {index}")
+            return
+        index = self._skip_whitespace(index + 1)
+        if index < len(self.text) and self.text[index] == "]":
+            index += 1
+        else:
+            while True:
+                value, index = self._value(index)
+                yield value
+                index = self._skip_whitespace(index)
+                if index < len(self.text) and self.text[index] == ",":
+                    index = self._skip_whitespace(index + 1)
+                    continue
+                if index < len(self.text) and self.text[index] == "]":
+                    index += 1
+                    break
+                raise ValueError(f"expected ',' or ']' at character {self.offset + index}")
+        after = self.offset + index
+        if self._skip_whitespace(index) != len(self.text):
+            raise ValueError(f"extra data at character {after}")
 
 
 def _skip_whitespace(text: str, index: int) -> int:
     match = _WHITESPACE.match(text, index)  # matches everywhere: the class may match nothing
     return match.end() if match else index
+
+
+def file_chunks(path: Path) -> Iterator[bytes]:
+    """A file's bytes, :data:`READ_CHUNK_BYTES` at a time: a large file never sits in memory whole."""
+    with path.open("rb") as file:
+        while chunk := file.read(READ_CHUNK_BYTES):
+            yield chunk
+
+
+def _decoded(chunks: Iterable[bytes], file_hash: Any) -> Iterator[str]:
+    """The UTF-8 text of ``chunks``, a chunk at a time (a character split between two waits for the second).
+
+    Each chunk is added to ``file_hash`` as it is read.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    for chunk in chunks:
+        file_hash.update(chunk)
+        yield decoder.decode(chunk)
+    yield decoder.decode(b"", final=True)
 
 
 class _Reader:
@@ -173,7 +261,7 @@ class _Reader:
         except (OSError, UnicodeDecodeError) as error:
             self.problem(path, f"cannot read: {getattr(error, 'strerror', None) or error}")
             return None
-        fold_into_version(self.digest, self.relative(path), data)
+        fold_into_version(self.digest, self.relative(path), file_hash(data))
         return text
 
     def objects(self, path: Path) -> Iterator[Mapping[str, Any]]:
@@ -181,26 +269,37 @@ class _Reader:
 
         The caller keeps what it built from the file only once the iteration
         completes, so a file broken half-way (truncated, too deeply nested) is
-        skipped whole.
+        skipped whole. The file is read a chunk at a time (:class:`JsonText`).
         """
-        text = self.read_text(path)
-        if text is None:
-            raise _FileSkipped
-        suspect, repaired = may_hold_surrogates(text), 0
+        hashed, repaired = file_hash(), 0
         try:
-            for position, value in enumerate(iter_json_array(text)):
+            text = JsonText(_decoded(file_chunks(path), hashed))
+            for position, value in enumerate(text.items()):
                 if not isinstance(value, dict):
                     self.problem(path, f"item {position} is not a JSON object")
-                elif suspect and (fixed := repair_surrogates(value)) is not value:
+                elif text.suspect and (fixed := repair_surrogates(value)) is not value:
                     repaired += 1
                     yield fixed
                 else:
                     yield value
-        except (ValueError, RecursionError) as error:
-            self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+            self._file_problem(path, error)
             raise _FileSkipped from None
+        fold_into_version(self.digest, self.relative(path), hashed)
         if repaired:
             self.repaired(path, f"{repaired} object(s)")
+
+    def _file_problem(self, path: Path, error: BaseException) -> None:
+        """Note why a file is skipped, as reading and parsing its whole text says (positions count from its start)."""
+        text = self.read_text(path)  # a file that cannot be read or decoded is noted there
+        if text is None:
+            return
+        try:
+            for _ in JsonText([text]).items():
+                pass
+        except (ValueError, RecursionError) as whole_text_error:
+            error = whole_text_error
+        self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
 
     def entities(self, kind: str, build: Callable[[Mapping[str, Any]], E], key: str = "id") -> list[E]:
         loaded: list[E] = []
@@ -295,14 +394,18 @@ def version_digest() -> Any:
     return hashlib.blake2b(digest_size=12)
 
 
-def fold_into_version(digest: Any, name: str, data: bytes) -> None:
-    """Add one file (its path relative to the data directory, its bytes) to a data version being computed.
+def file_hash(data: bytes = b"") -> Any:
+    """A hash of one data file's bytes, given whole or fed a chunk at a time (``update``)."""
+    return hashlib.blake2b(data, digest_size=16)
 
-    Three updates, not one concatenation: no copy of a gigabyte-sized file.
+
+def fold_into_version(digest: Any, name: str, hashed: Any) -> None:
+    """Add one file (its path relative to the data directory, its :func:`file_hash`) to a data version.
+
+    A hash of each file's hash, so that the file can be hashed by whoever reads
+    it (``svc stamp``'s reading processes), in pieces.
     """
-    digest.update(name.encode() + b"\0")
-    digest.update(data)
-    digest.update(b"\0")
+    digest.update(name.encode() + b"\0" + hashed.digest())
 
 
 def data_files(data_dir: str | os.PathLike[str]) -> list[Path]:

@@ -67,6 +67,8 @@ from catalog.domain.loader import (
     Conforms,
     check_data_dir,
     data_files,
+    file_chunks,
+    file_hash,
     fold_into_version,
     load_catalog,
     read_record_table,
@@ -134,7 +136,10 @@ def _data_version(data_dir: Path, names: Iterable[str]) -> str:
     """The data version :func:`~catalog.domain.loader.load_catalog` computes, from the files alone."""
     digest = version_digest()
     for name in names:
-        fold_into_version(digest, name, (data_dir / name).read_bytes())
+        hashed = file_hash()
+        for chunk in file_chunks(data_dir / name):
+            hashed.update(chunk)
+        fold_into_version(digest, name, hashed)
     return digest.hexdigest()
 
 
