@@ -224,6 +224,7 @@ class _Reader:
         self.data_dir = data_dir
         self.conforms = conforms
         self.digest = version_digest()
+        self.file_digests: dict[str, bytes] = {}  # of each file read whole, by its relative path
         self.problems: list[LoadProblem] = []
 
     def relative(self, path: Path) -> str:
@@ -261,7 +262,7 @@ class _Reader:
         except (OSError, UnicodeDecodeError) as error:
             self.problem(path, f"cannot read: {getattr(error, 'strerror', None) or error}")
             return None
-        fold_into_version(self.digest, self.relative(path), file_hash(data))
+        self._fold(path, file_hash(data).digest())
         return text
 
     def objects(self, path: Path) -> Iterator[Mapping[str, Any]]:
@@ -285,9 +286,13 @@ class _Reader:
         except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
             self._file_problem(path, error)
             raise _FileSkipped from None
-        fold_into_version(self.digest, self.relative(path), hashed)
+        self._fold(path, hashed.digest())
         if repaired:
             self.repaired(path, f"{repaired} object(s)")
+
+    def _fold(self, path: Path, file_digest: bytes) -> None:
+        self.file_digests[self.relative(path)] = file_digest
+        fold_into_version(self.digest, self.relative(path), file_digest)
 
     def _file_problem(self, path: Path, error: BaseException) -> None:
         """Note why a file is skipped, as reading and parsing its whole text says (positions count from its start)."""
@@ -399,13 +404,13 @@ def file_hash(data: bytes = b"") -> Any:
     return hashlib.blake2b(data, digest_size=16)
 
 
-def fold_into_version(digest: Any, name: str, hashed: Any) -> None:
-    """Add one file (its path relative to the data directory, its :func:`file_hash`) to a data version.
+def fold_into_version(digest: Any, name: str, file_digest: bytes) -> None:
+    """Add one file (its path relative to the data directory, its :func:`file_hash`'s digest) to a data version.
 
     A hash of each file's hash, so that the file can be hashed by whoever reads
     it (``svc stamp``'s reading processes), in pieces.
     """
-    digest.update(name.encode() + b"\0" + hashed.digest())
+    digest.update(name.encode() + b"\0" + file_digest)
 
 
 def data_files(data_dir: str | os.PathLike[str]) -> list[Path]:
@@ -539,7 +544,7 @@ def iter_record_tables(
     paths = record_files(data_dir, projects)
     for project in projects:
         path = paths.get(project.key)
-        yield project, read_record_table(data_dir, project.shortcode, path) if path else None
+        yield project, read_record_table(data_dir, project.shortcode, path)[0] if path else None
 
 
 def record_files(data_dir: str | os.PathLike[str], projects: Sequence[Project]) -> dict[str, Path]:
@@ -550,12 +555,17 @@ def record_files(data_dir: str | os.PathLike[str], projects: Sequence[Project]) 
     return paths
 
 
-def read_record_table(data_dir: str | os.PathLike[str], shortcode: str, path: Path) -> RecordTable | None:
-    """The records file of project ``shortcode`` as its table; raises :class:`DataDirError` when it does not load."""
+def read_record_table(data_dir: str | os.PathLike[str], shortcode: str, path: Path) -> tuple[RecordTable, bytes]:
+    """The records file of project ``shortcode`` as its table, and the digest of the bytes it was read from.
+
+    The digest (:func:`file_hash`) is what the file adds to the data version
+    (:func:`fold_into_version`). Raises :class:`DataDirError` when the file does not load.
+    """
     reader = _Reader(Path(data_dir))
     table = reader.record_table(shortcode, path)
     _raise_problems(reader)
-    return table
+    assert table is not None  # a file that does not load is a problem
+    return table, reader.file_digests[reader.relative(path)]
 
 
 def _raise_problems(reader: _Reader) -> None:

@@ -81,6 +81,7 @@ from catalog.domain.record_search import IndexedRecordTable, ProjectRecordIndex,
 logger = logging.getLogger("catalog.domain.snapshot")
 
 SNAPSHOT_PATH = Path(".svc") / "snapshot.bin"
+_RECORDS_DIR = "records/"  # where the records files are, in the names of the data files
 MAGIC = b"svcsnap\0"
 # What is computed over the whole catalogue after the ledger is written (the ledger's serving view).
 CATALOG_PART_PATH = Path(".svc") / "snapshot-catalog.bin"
@@ -132,14 +133,21 @@ def _file_states(data_dir: Path) -> list[list[Any]]:
     return states
 
 
-def _data_version(data_dir: Path, names: Iterable[str]) -> str:
-    """The data version :func:`~catalog.domain.loader.load_catalog` computes, from the files alone."""
+def _file_digest(path: Path) -> bytes:
+    hashed = file_hash()
+    for chunk in file_chunks(path):
+        hashed.update(chunk)
+    return hashed.digest()
+
+
+def _data_version(data_dir: Path, names: Iterable[str], known: Mapping[str, bytes] = MappingProxyType({})) -> str:
+    """The data version :func:`~catalog.domain.loader.load_catalog` computes, from the files alone.
+
+    ``known`` gives the digest of some files already (:func:`~catalog.domain.loader.file_hash`), by name.
+    """
     digest = version_digest()
     for name in names:
-        hashed = file_hash()
-        for chunk in file_chunks(data_dir / name):
-            hashed.update(chunk)
-        fold_into_version(digest, name, hashed)
+        fold_into_version(digest, name, known[name] if name in known else _file_digest(data_dir / name))
     return digest.hexdigest()
 
 
@@ -179,6 +187,18 @@ class _SectionsFile:
         start = self.length
         self._write(data)
         return [start, len(data)]
+
+    def copy(self, source: io.BufferedReader, length: int) -> int:
+        """Append ``length`` bytes read from ``source``, a chunk at a time, at an aligned offset; returns the offset."""
+        self._write(b"\0" * (-self.length % ALIGN))
+        start, chunk = self.length, bytearray(_CHUNK)
+        while length:
+            read = source.readinto(memoryview(chunk)[: min(length, _CHUNK)])
+            if not read:
+                raise OSError(f"{source.name} ended {length} bytes early")
+            self._write(memoryview(chunk)[:read])
+            length -= read
+        return start
 
     def _write(self, data: bytes | memoryview) -> None:
         self.file.write(data)
@@ -257,10 +277,12 @@ class SnapshotWriter:
     record's JSON: nearly all a stamp costs — by one of :attr:`PROCESSES`
     processes forked before any records are read (small, so forking them
     costs nothing), ahead of the caller, who meanwhile works on the tables
-    already there. A project is written in the order given, once its table
-    and index are back. How far ahead is a matter of bytes, not projects:
-    while one process works on a large project, the other goes on with the
-    next ones.
+    already there. That process writes the project's sections to a part file
+    of its own, which the snapshot copies in a chunk at a time, so a large
+    project's records are never pickled or held twice. A project is written
+    in the order given, once its part is there. How far ahead is a matter of
+    bytes, not projects: while one process works on a large project, the
+    other goes on with the next ones.
     """
 
     PROCESSES = 2
@@ -272,11 +294,19 @@ class SnapshotWriter:
     def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork) -> None:
         self.root = Path(data_dir)
         self.files = _file_states(self.root)
-        # Before the tables are read: a file edited while stamping then leaves the snapshot unused, never wrong.
-        self.data_version = _data_version(self.root, (name for name, _, _ in self.files))
+        # What each file adds to the data version, taken before the tables are read (a file edited while stamping
+        # then leaves the snapshot unused, never wrong). A records file's comes from the process that reads it: of
+        # the very bytes its table holds.
+        self.file_digests = {
+            name: _file_digest(self.root / name) for name, _, _ in self.files if not name.startswith(_RECORDS_DIR)
+        }
         self.projects: dict[str, Any] = {}
         self.facets: list[tuple[Project, str, TableFacets]] = []
         self.out = _SectionsFile(snapshot_path(self.root), MAGIC)
+        # The processes' part files, removed with what they hold when the writer is done.
+        self._parts = tempfile.TemporaryDirectory(
+            prefix=".parts-", dir=self.out.path.parent, ignore_cleanup_errors=True
+        )
         # Forked (at the first project): the processes have ``work`` and all it holds without pickling it.
         # An executor rather than a Pool: a process killed mid-project (out of memory) breaks it, where a Pool
         # would wait for that project for ever.
@@ -288,8 +318,11 @@ class SnapshotWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        # Waiting for a project a process is still reading (after a failure elsewhere): its part file then goes
+        # with the others, where a process still writing would leave one behind.
+        self._pool.shutdown(wait=True, cancel_futures=True)
         self.out.__exit__(*exc)
+        self._parts.cleanup()
 
     def tables(
         self, projects: Sequence[Project], given: Callable[[Project], Any]
@@ -303,9 +336,10 @@ class SnapshotWriter:
         """
         paths = record_files(self.root, projects)
         sizes = {key: path.stat().st_size for key, path in paths.items()}
+        parts = Path(self._parts.name)
 
         def read(project: Project) -> Future[_Indexed]:
-            task = (self.root, project.key, project.shortcode, paths[project.key], given(project))
+            task = (self.root, project.key, project.shortcode, paths[project.key], given(project), parts)
             return self._pool.submit(_read_and_index, *task)
 
         # A project that is a large share of all records is read first, whatever its turn: read in its turn, near
@@ -334,25 +368,45 @@ class SnapshotWriter:
         if reading is None:
             return project, None, None
         try:
-            table, index, facets, result = reading.result()
+            part, name, file_digest, facets, result = reading.result()
         except BrokenProcessPool:
             raise ProcessLost(
                 f"a process reading the records ended before it was done, at project {project.shortcode} "
                 "or one near it (killed: out of memory?)"
             ) from None
-        self.projects[project.key] = _write_project(self.out, table, index)
+        self.file_digests[name] = file_digest
+        self.projects[project.key], table = self._copy_part(part)
         self.facets.append((project, table.shortcode, facets))
         return project, table, result
 
+    def _copy_part(self, path: Path) -> tuple[dict[str, Any], IndexedRecordTable]:
+        """Copy a project's part file into the snapshot: the project's header entry, and its table (read from the part).
+
+        The part has the snapshot's layout, its sections aligned from the
+        start of its body: copied at an aligned offset, they lie as if written
+        here. Its table is a map of the part (removed at once: the map keeps
+        it while the table lives), so only the pages read are in memory.
+        """
+        with path.open("rb") as part:
+            header, body_length = _read_prelude_and_header(path, part)
+            entry = header["project"]
+            start = self.out.copy(part, body_length)
+            table = _mapped_table(mmap.mmap(part.fileno(), 0, access=mmap.ACCESS_READ), entry["shortcode"], entry)
+        path.unlink()
+        sections = {name: [offset + start, length] for name, (offset, length) in entry["sections"].items()}
+        return {**entry, "sections": sections}, table
+
     def commit(self) -> WrittenSnapshot:
+        data_version = _data_version(self.root, (name for name, _, _ in self.files), self.file_digests)
         self.out.commit(
-            {"svc": svc_version(), "data_version": self.data_version, "files": self.files, "projects": self.projects}
+            {"svc": svc_version(), "data_version": data_version, "files": self.files, "projects": self.projects}
         )
-        return WrittenSnapshot(f"{self.out.crc:08x}", self.data_version, all_records_parts(self.facets))
+        return WrittenSnapshot(f"{self.out.crc:08x}", data_version, all_records_parts(self.facets))
 
 
-# A project's table, its search index, its all-records facets and its work's result.
-_Indexed = tuple[RecordTable, ProjectRecordIndex, TableFacets, Any]
+# The part file a process wrote a project's sections to, the records file's name and digest, the project's
+# all-records facets and its work's result.
+_Indexed = tuple[Path, str, bytes, TableFacets, Any]
 # The work of this process, when it is one of a writer's (set as it starts).
 _process_work: RecordWork | None = None
 
@@ -362,10 +416,12 @@ def _set_work(work: RecordWork) -> None:
     _process_work = work
 
 
-def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given: Any) -> _Indexed:
-    """A project's records file read into its table and indexed (run by one of the writer's processes)."""
-    table = read_record_table(data_dir, shortcode, path)
-    assert table is not None  # a file that does not load raises
+def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given: Any, parts: Path) -> _Indexed:
+    """A project's records file read into its table and indexed, and written to a part file in ``parts``.
+
+    Run by one of the writer's processes.
+    """
+    table, file_digest = read_record_table(data_dir, shortcode, path)
     assert _process_work is not None  # set as the process started
     add_facets, facets = facet_collector(table)
     work, result = _process_work.records(key, table, given)
@@ -374,7 +430,10 @@ def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given:
         add_facets(position, record)
         work(position, record)
 
-    return table, ProjectRecordIndex.build(table, each_record), facets(), result()
+    index = ProjectRecordIndex.build(table, each_record)
+    with _SectionsFile(parts / f"{key}.part", MAGIC) as part:
+        written = part.commit({"project": _write_project(part, table, index)})
+    return written, path.relative_to(data_dir).as_posix(), file_digest, facets(), result()
 
 
 class SnapshotPass:
@@ -452,6 +511,15 @@ def _open_verified(path: Path, magic: bytes, missing: str) -> tuple[dict[str, An
         raise SnapshotUnusable(f"{missing} ({path})") from None
     except OSError as error:
         raise SnapshotUnusable(f"{path} cannot be read: {error.strerror or error}") from None
+
+
+def _read_prelude_and_header(path: Path, file: io.BufferedReader) -> tuple[dict[str, Any], int]:
+    """The header and body length of a file this process has just written (unverified); the body is read next."""
+    _, _, _, body_length, header_length, _ = _PRELUDE.unpack_from(file.read(PRELUDE_SIZE))
+    file.seek(PRELUDE_SIZE + body_length)
+    header = json.loads(file.read(header_length))
+    file.seek(PRELUDE_SIZE)
+    return header, body_length
 
 
 def _verified_header(path: Path, file: io.BufferedReader, expected: bytes) -> tuple[dict[str, Any], int]:
