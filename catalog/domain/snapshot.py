@@ -482,7 +482,7 @@ class Snapshot:
     checksum: str  # of the file (hex): the catalogue part names the snapshot it was computed over by it
 
 
-def open_snapshot(data_dir: str | os.PathLike[str]) -> Snapshot:
+def open_snapshot(data_dir: str | os.PathLike[str], *, written: int | None = None) -> Snapshot:
     """Map and verify the snapshot of ``data_dir``; raises :class:`SnapshotUnusable` with the reason.
 
     Verified are its length and checksum (a truncated or damaged file), its
@@ -492,7 +492,7 @@ def open_snapshot(data_dir: str | os.PathLike[str]) -> Snapshot:
     """
     root = Path(data_dir)
     path = snapshot_path(root)
-    header, mapped, checksum = _open_verified(path, MAGIC, "there is no snapshot")
+    header, mapped, checksum = _open_verified(path, MAGIC, "there is no snapshot", written)
     try:
         _check_files(root, header)
         tables = {key: _mapped_table(mapped, entry["shortcode"], entry) for key, entry in header["projects"].items()}
@@ -501,11 +501,13 @@ def open_snapshot(data_dir: str | os.PathLike[str]) -> Snapshot:
         raise SnapshotUnusable(f"{path} does not have the layout of format {FORMAT}: {error!r}") from None
 
 
-def _open_verified(path: Path, magic: bytes, missing: str) -> tuple[dict[str, Any], mmap.mmap, str]:
+def _open_verified(
+    path: Path, magic: bytes, missing: str, written: int | None = None
+) -> tuple[dict[str, Any], mmap.mmap, str]:
     """The header, the map and the checksum (hex) of a complete, undamaged file of this format and svc version."""
     try:
         with path.open("rb") as file:
-            header, checksum = _verified_header(path, file, magic)
+            header, checksum = _verified_header(path, file, magic, written)
             return header, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ), f"{checksum:08x}"
     except FileNotFoundError:
         raise SnapshotUnusable(f"{missing} ({path})") from None
@@ -522,14 +524,18 @@ def _read_prelude_and_header(path: Path, file: io.BufferedReader) -> tuple[dict[
     return header, body_length
 
 
-def _verified_header(path: Path, file: io.BufferedReader, expected: bytes) -> tuple[dict[str, Any], int]:
+def _verified_header(
+    path: Path, file: io.BufferedReader, expected: bytes, written: int | None = None
+) -> tuple[dict[str, Any], int]:
     """The header and checksum of a complete, undamaged file of this format and svc version.
 
     The checksum (CRC-32: a fraction of a second for a gigabyte, where a
     cryptographic hash took over a second; it guards against damage, not
     against someone who may write the data directory anyway) is computed by
     reading, not through the map: the pages land in the page cache for the
-    workers, not in this process's memory.
+    workers, not in this process's memory. ``written`` is the checksum of a
+    file this process has just written: one with that checksum in its
+    prelude is that file, and is not read again.
     """
     size = os.fstat(file.fileno()).st_size
     prelude = file.read(PRELUDE_SIZE)
@@ -542,8 +548,10 @@ def _verified_header(path: Path, file: io.BufferedReader, expected: bytes) -> tu
         raise SnapshotUnusable(f"{path} has format {version}, this svc reads format {FORMAT}")
     if PRELUDE_SIZE + body_length + header_length != size:
         raise SnapshotUnusable(f"{path} is truncated or has extra bytes")
-    crc, chunk = 0, bytearray(_CHUNK)
-    while read := file.readinto(chunk):
+    if written is not None and checksum != written:
+        raise SnapshotUnusable(f"{path} changed since this process wrote it")
+    crc, chunk = 0 if written is None else written, bytearray(_CHUNK)
+    while written is None and (read := file.readinto(chunk)):
         crc = zlib.crc32(memoryview(chunk)[:read], crc)
     if crc != checksum:
         raise SnapshotUnusable(f"{path} is damaged (checksum mismatch)")
@@ -643,9 +651,7 @@ def write_catalog_part(
     try:
         if written is None:
             raise SnapshotUnusable("the snapshot was not written")
-        snapshot = open_snapshot(root)
-        if snapshot.checksum != written.checksum:
-            raise SnapshotUnusable(f"{snapshot_path(root)} changed while `svc stamp` ran")
+        snapshot = open_snapshot(root, written=int(written.checksum, 16))  # changed since? (another stamp)
     except SnapshotUnusable as reason:
         logger.warning("snapshot's catalogue part not written: %s", reason)
         path.unlink(missing_ok=True)
