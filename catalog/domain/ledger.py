@@ -93,9 +93,8 @@ def fingerprint(content: bytes) -> str:
     return hashlib.blake2b(content, digest_size=8).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One published item as ``svc stamp`` sees it now.
+class Item(NamedTuple):
+    """One published item as ``svc stamp`` sees it now (a tuple: a stamp makes one per record).
 
     ``kind`` is ``P`` (project), ``R`` (record of ``group``) or ``E`` (any other
     entity, ``group`` its kind); ``meta`` is what a tombstone of it must
@@ -126,9 +125,8 @@ def _order(kind: str, group: str, key: str) -> tuple[int, str, int, str]:
     return (0, group, 0 if kind == "P" else 1, key)
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One ledger line."""
+class Entry(NamedTuple):
+    """One ledger line (a tuple: a stamp reads and writes one per record)."""
 
     kind: str
     group: str
@@ -293,7 +291,7 @@ def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summ
                 if entry.kind == "R" and len(old_project_meta) == len(ProjectMeta._fields):
                     project_meta = ProjectMeta.parse(old_project_meta).fields()
                     meta = (project_meta[4], project_meta[2])
-                entry = Entry(**{**_fields(entry), "deleted": now, "meta": meta})
+                entry = entry._replace(deleted=now, meta=meta)
             yield entry
             entry = next(old_iter, None)
         elif entry is None or item.order < entry.order:
@@ -312,10 +310,6 @@ def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summ
                 item.kind, item.group, item.key, fingerprint, entry.first_seen, changed, None, item.meta, item.source
             )
             entry, item = next(old_iter, None), next(new_iter, None)
-
-
-def _fields(entry: Entry) -> dict:
-    return {name: getattr(entry, name) for name in Entry.__slots__}
 
 
 def previous_activation(data_dir: str | os.PathLike[str]) -> int | None:
