@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from catalog.domain.ledger import Item, ProjectMeta, iter_entries, ledger_path, read_view, stamp
+import pytest
+
+from catalog.domain.ledger import Entry, Item, LedgerError, ProjectMeta, iter_entries, ledger_path, read_view, stamp
 from catalog.domain.loader import load_catalog
 from tests.oai_support import project as oai_project
 from tests.oai_support import record as oai_record
@@ -100,3 +102,32 @@ def test_the_served_view_knows_the_activation_and_what_the_release_before_had(tm
     # … and keeps an earlier release it served late where it was, after the next release.
     later = dataclasses.replace(view, activation=300, served_from=300, served_late={200: 260})
     assert (later.served_time(100), later.served_time(200), later.served_time(300)) == (100, 260, 300)
+
+
+GOOD_LINES = ["svc-ledger\t2\t100\n", "P\tA\tf1\t90\t\t\tname\n", "R\tp/1\tf2\t90\t95\t\tsrc\n"]
+
+
+def test_the_lines_of_the_file_are_read_back_as_written() -> None:
+    assert list(iter_entries(GOOD_LINES)) == [
+        Entry("P", "a", "A", "f1", 90, 90, None, ("name",)),
+        Entry("R", "a", "p/1", "f2", 90, 95, None, (), "src"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "R\tp/2\tf\tninety\t\t\tsrc\n",  # a time that is no number
+        "R\tp/2\tf\t90\n",  # cut short
+        "X\tp/2\tf\t90\t\t\tsrc\n",  # no such kind
+        "\n",
+    ],
+)
+def test_a_damaged_line_names_its_number(line: str) -> None:
+    with pytest.raises(LedgerError, match=r"^line 4 of the ledger is damaged$"):
+        list(iter_entries([*GOOD_LINES, line]))
+
+
+def test_a_record_before_any_project_is_damage() -> None:
+    with pytest.raises(LedgerError, match=r"^line 2 of the ledger is damaged$"):
+        list(iter_entries([GOOD_LINES[0], GOOD_LINES[2]]))

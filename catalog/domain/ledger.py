@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import io
 import json
 import os
 import secrets
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 import numpy as np
 
@@ -221,30 +222,42 @@ def iter_entries(lines: Iterable[str]) -> Iterator[Entry]:
     """
     lines = iter(lines)
     version, _ = read_header(next(lines, ""))
+    with_sources = version != "1"
     group = ""
     for number, raw in enumerate(lines, start=2):
         fields = raw.rstrip("\n").split("\t")
+        kind = fields[0]
         try:
-            kind = fields[0]
+            if kind == "R" and group:  # nearly every line: positional, and no branch it does not need
+                first, changed, deleted = int(fields[3]), fields[4], fields[5]
+                yield Entry(
+                    kind,
+                    group,
+                    fields[1],
+                    fields[2],
+                    first,
+                    int(changed) if changed else first,
+                    int(deleted) if deleted else None,
+                    tuple(fields[7:] if with_sources else fields[6:]),
+                    fields[6] if with_sources else "",
+                )
+                continue
             if kind == "E":
                 entity_kind, fields = fields[1], [fields[0], *fields[2:]]
             first = int(fields[3])
-            entry_group = entity_kind if kind == "E" else fields[1].lower() if kind == "P" else group
-            has_source = kind == "R" and version != "1"
             entry = Entry(
                 kind=kind,
-                group=entry_group,
+                group=entity_kind if kind == "E" else fields[1].lower(),
                 key=fields[1],
                 fingerprint=fields[2],
                 first_seen=first,
                 changed=int(fields[4]) if fields[4] else first,
                 deleted=int(fields[5]) if fields[5] else None,
-                meta=tuple(fields[7:] if has_source else fields[6:]),
-                source=fields[6] if has_source else "",
+                meta=tuple(fields[6:]),
             )
         except (IndexError, ValueError):
             raise LedgerError(f"line {number} of the ledger is damaged") from None
-        if kind not in ("P", "R", "E") or (kind == "R" and not group):
+        if kind not in ("P", "E"):  # R before any P, or no kind at all
             raise LedgerError(f"line {number} of the ledger is damaged")
         if kind == "P":
             group = entry.group
@@ -559,30 +572,38 @@ def read_view(catalog: Catalog) -> LedgerView | None:
     path = ledger_path(catalog.data_dir)
     if not path.is_file():
         return None
-    with path.open(encoding="utf-8") as first_line:
-        _, activation = read_header(first_line.readline())
-    reader = _ViewReader(catalog, activation)
-    for entry in iter_entries(reader.lines(path)):
-        reader.add(entry)
+    with path.open("rb") as file:
+        digest = _digest_of(file)
+        file.seek(0)
+        lines = io.TextIOWrapper(file, encoding="utf-8", newline="\n")  # the same bytes as hashed
+        _, activation = read_header(lines.readline())
+        lines.seek(0)
+        reader = _ViewReader(catalog, activation, digest)
+        for entry in iter_entries(lines):
+            reader.add(entry)
     return reader.view()
 
 
 def ledger_digest(data_dir: str | os.PathLike[str]) -> str:
     """The digest :attr:`LedgerView.digest` has: of the ledger file's bytes (the release it describes)."""
-    digest = hashlib.blake2b(digest_size=12)
     with ledger_path(data_dir).open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
+        return _digest_of(handle)
+
+
+def _digest_of(file: BinaryIO) -> str:
+    digest = hashlib.blake2b(digest_size=12)
+    while chunk := file.read(1 << 20):
+        digest.update(chunk)
     return digest.hexdigest()
 
 
 class _ViewReader:
     """Builds a :class:`LedgerView` from the ledger's entries, in file order."""
 
-    def __init__(self, catalog: Catalog, activation: int | None) -> None:
+    def __init__(self, catalog: Catalog, activation: int | None, digest: str) -> None:
         self.catalog = catalog
         self.activation = activation
-        self.digest = hashlib.blake2b(digest_size=12)
+        self.digest = digest
         self.projects: dict[str, ProjectTimes] = {}
         self.metas: dict[str, tuple[str, ...]] = {}
         self.entities: dict[tuple[str, str], ProjectTimes] = {}
@@ -593,13 +614,15 @@ class _ViewReader:
         self.section: tuple[str, list[str], array, array] | None = None
         self.previous_counts: dict[str, int] = {}
 
-    def lines(self, path: Path) -> Iterator[str]:
-        with path.open("rb") as handle:
-            for raw in handle:
-                self.digest.update(raw)
-                yield raw.decode("utf-8")
-
     def add(self, entry: Entry) -> None:
+        if entry.kind == "R" and entry.deleted is None and self.section is not None:  # nearly every line
+            self.previous_counts["records"] = self.previous_counts.get("records", 0) + (
+                entry.first_seen != self.activation
+            )
+            self.section[1].append(entry.key)
+            self.section[2].append(entry.changed)
+            self.section[3].append(entry.first_seen)
+            return
         kind = "projects" if entry.kind == "P" else "records" if entry.kind == "R" else entry.group
         if entry.deleted is None or entry.deleted == self.activation:
             was_live = entry.deleted is not None or entry.first_seen != self.activation
@@ -664,7 +687,7 @@ class _ViewReader:
                 count += missing
                 unmatched.append(f"{missing} record(s) of {key}")
         return LedgerView(
-            digest=self.digest.hexdigest(),
+            digest=self.digest,
             activation=self.activation,
             projects=self.projects,
             record_changed=self.changed,
