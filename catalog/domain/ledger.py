@@ -369,11 +369,14 @@ def stamp(
                 out.write(header(activation) + "\n")
                 for entry in merged:
                     out.write(entry.line() + "\n")
-                out.flush()
-                os.fsync(out.fileno())
-            if summary.unchanged_release and previous is not None:
+                # Nothing changed: the old file stays, and this one goes without waiting for the disk.
+                kept = previous if summary.unchanged_release else None
+                if kept is None:  # on disk before it replaces the old one (a gigabyte at ten million records)
+                    out.flush()
+                    os.fsync(out.fileno())
+            if kept is not None:
                 Path(temporary).unlink()
-                summary.activation = previous
+                summary.activation = kept
             else:
                 os.chmod(temporary, 0o644)
                 os.replace(temporary, path)
