@@ -26,6 +26,7 @@ from catalog.domain.all_records import AllRecordsQuery, RecordsWithIndex, all_re
 from catalog.domain.ledger import LEDGER_PATH, read_view
 from catalog.domain.loader import load_catalog
 from catalog.domain.record_search import ProjectRecordIndex, RecordQuery, build_record_indexes, search_records
+from catalog.publishing.changes import stamp_release
 from catalog.runtime import with_ledger
 from svc_site.middleware import DATA_VERSION_HEADER
 from tests.conftest import SAMPLE_DIR, run_svc, start_server, stop_server
@@ -337,3 +338,21 @@ def test_the_stored_all_records_index_is_the_one_built_from_json(data_dir: Path)
             for filters in ((), (("project", ("08A1",)),), (("year", ("2015",)),)):
                 query = AllRecordsQuery(text=text, filters=filters, sort=sort)
                 assert search_all_records(stored, query) == search_all_records(built, query), (text, sort, filters)
+
+
+def test_projects_read_ahead_of_their_turn_give_the_same_bytes(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a read-ahead of one byte every project counts as large and is read first, the largest first."""
+    other = tmp_path / "other"
+    shutil.copytree(data_dir, other)  # file times kept: the snapshots' headers name the same files
+    for directory in (data_dir, other):
+        shutil.rmtree(directory / ".svc")
+    stamp_release(data_dir, "https://example.org", 1_800_000_000)
+    monkeypatch.setattr(snapshot.SnapshotWriter, "READ_AHEAD_BYTES", 1)
+    stamp_release(other, "https://example.org", 1_800_000_000)
+    for name in ("ledger.tsv", "snapshot.bin", "snapshot-catalog.bin"):
+        assert (other / ".svc" / name).read_bytes() == (data_dir / ".svc" / name).read_bytes(), name
+    assert sorted(path.name for path in (other / ".svc").iterdir()) == sorted(
+        path.name for path in (data_dir / ".svc").iterdir()
+    )  # no part file left behind

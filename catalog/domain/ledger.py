@@ -119,6 +119,9 @@ class Item(NamedTuple):
         return _order(self.kind, self.group, self.key)
 
 
+_AFTER_ALL = (2, "", 0, "")  # after every line's order (the first field of a line's is 0 or 1)
+
+
 def _order(kind: str, group: str, key: str) -> tuple[int, str, int, str]:
     """The ledger's line order: each project then its records (by pid), then other entities."""
     if kind == "E":
@@ -292,11 +295,14 @@ def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summ
     """
     old_iter, new_iter = iter(old), iter(current)
     entry, item = next(old_iter, None), next(new_iter, None)
+    # Each side's order, computed once per line (an exhausted side's comes after every line's).
+    entry_order = _AFTER_ALL if entry is None else entry.order
+    item_order = _AFTER_ALL if item is None else item.order
     old_project_meta: tuple[str, ...] = ()
     while entry is not None or item is not None:
         if entry is not None and entry.kind == "P":
             old_project_meta = entry.meta
-        if item is None or (entry is not None and entry.order < item.order):
+        if entry_order < item_order:
             assert entry is not None
             if entry.deleted is None:
                 summary.deleted += 1
@@ -307,11 +313,15 @@ def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summ
                 entry = entry._replace(deleted=now, meta=meta)
             yield entry
             entry = next(old_iter, None)
-        elif entry is None or item.order < entry.order:
+            entry_order = _AFTER_ALL if entry is None else entry.order
+        elif item_order < entry_order:
+            assert item is not None
             summary.added += 1
             yield Entry(item.kind, item.group, item.key, item.fingerprint, now, now, None, item.meta, item.source)
             item = next(new_iter, None)
+            item_order = _AFTER_ALL if item is None else item.order
         else:
+            assert entry is not None and item is not None
             fingerprint = item.fingerprint
             same = entry.fingerprint == fingerprint and entry.deleted is None
             if same:
@@ -323,6 +333,8 @@ def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summ
                 item.kind, item.group, item.key, fingerprint, entry.first_seen, changed, None, item.meta, item.source
             )
             entry, item = next(old_iter, None), next(new_iter, None)
+            entry_order = _AFTER_ALL if entry is None else entry.order
+            item_order = _AFTER_ALL if item is None else item.order
 
 
 def previous_activation(data_dir: str | os.PathLike[str]) -> int | None:

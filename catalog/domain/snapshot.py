@@ -292,7 +292,8 @@ class SnapshotWriter:
     # memory (each record's source and fingerprint). Enough that while the caller waits for a large project, the other
     # process goes on (256 MiB left one process idle a sixth of the time at ten million records).
     READ_AHEAD_BYTES = 1 << 30
-    # The largest project is read first when its records file is more than 1/LARGE_SHARE of all of them.
+    # A project is read first when its records file is more than 1/LARGE_SHARE of all of them (or a quarter of the
+    # read-ahead): its part then waits on disk, its records' sources and fingerprints in memory, until its turn.
     LARGE_SHARE = 4 * PROCESSES
 
     def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork) -> None:
@@ -346,12 +347,15 @@ class SnapshotWriter:
             task = (self.root, project.key, project.shortcode, paths[project.key], given(project), parts)
             return self._pool.submit(_read_and_index, *task)
 
-        # A project that is a large share of all records is read first, whatever its turn: read in its turn, near
-        # the end, it would keep one process busy long after the other has nothing left to do.
-        largest = max(sizes, key=sizes.__getitem__, default=None)
-        early: dict[str, Future[_Indexed]] = {}
-        if largest is not None and sizes[largest] * self.LARGE_SHARE > sum(sizes.values()):
-            early[largest] = read(next(project for project in projects if project.key == largest))
+        # Large projects are read first, the largest first, whatever their turn: read in its turn near the end, one
+        # would keep a process busy long after the other has nothing left to do. Large: more than 1/LARGE_SHARE of
+        # all records, or than a quarter of the read-ahead (which is what the other process goes on with meanwhile).
+        total = sum(sizes.values())
+        large = [
+            key for key, size in sizes.items() if size * self.LARGE_SHARE > total or 4 * size > self.READ_AHEAD_BYTES
+        ]
+        by_key = {project.key: project for project in projects}
+        early = {key: read(by_key[key]) for key in sorted(large, key=lambda key: (-sizes[key], key))}
         read_early = frozenset(early)
         ahead: deque[tuple[Project, Future[_Indexed] | None]] = deque()
         bytes_ahead = 0
