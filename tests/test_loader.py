@@ -172,3 +172,25 @@ def test_a_records_file_is_read_in_chunks_with_the_items_errors_and_repairs_of_t
     with caplog.at_level(logging.ERROR, logger="catalog"):
         assert "ab12" not in load_catalog(tmp_path).records
     assert f"skipped records/AB12-records.json: invalid JSON, file skipped: {error.value}" in caplog.messages
+
+
+def test_a_read_error_in_the_middle_of_a_records_file_skips_it_as_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+):
+    write(tmp_path / "projects" / "p.json", json.dumps({"id": "p", "shortcode": "AB12", "name": "P"}))
+    write(tmp_path / "records" / "AB12-records.json", json.dumps([{"pid": f"https://ark/ab12/{n}"} for n in range(9)]))
+
+    whole_chunks = loader.file_chunks
+
+    def failing(path: Path):
+        if path.parent.name != "records":
+            yield from whole_chunks(path)
+            return
+        yield path.read_bytes()[:40]
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(loader, "file_chunks", failing)
+    with caplog.at_level(logging.ERROR, logger="catalog"):
+        catalog = load_catalog(tmp_path)
+    assert "ab12" not in catalog.records
+    assert caplog.messages == ["skipped records/AB12-records.json: cannot read: Input/output error"]

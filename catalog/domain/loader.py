@@ -99,7 +99,7 @@ class JsonText:
     """A JSON file's text read a chunk at a time: only the text not parsed yet is kept.
 
     A records file of two gigabytes decoded whole is a string of two to eight
-    (non-ASCII text takes two or four bytes a character): read this way, its
+    gigabytes (non-ASCII text takes two or four bytes a character): read this way, its
     items are parsed from a window of a chunk or two. :meth:`items` gives the
     same items and raises the same errors as parsing the whole text would,
     but the positions a :class:`json.JSONDecodeError` gives count from the
@@ -303,8 +303,10 @@ class _Reader:
             for _ in JsonText([text]).items():
                 pass
         except (ValueError, RecursionError) as whole_text_error:
-            error = whole_text_error
-        self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
+            self.problem(path, f"invalid JSON, file skipped: {_reason(whole_text_error)}")
+            return
+        # Whole, it reads and parses: the chunked read failed (a read error, or the file changed meanwhile).
+        self.problem(path, f"cannot read: {getattr(error, 'strerror', None) or _reason(error)}")
 
     def entities(self, kind: str, build: Callable[[Mapping[str, Any]], E], key: str = "id") -> list[E]:
         loaded: list[E] = []
