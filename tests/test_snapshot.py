@@ -356,3 +356,11 @@ def test_projects_read_ahead_of_their_turn_give_the_same_bytes(
     assert sorted(path.name for path in (other / ".svc").iterdir()) == sorted(
         path.name for path in (data_dir / ".svc").iterdir()
     )  # no part file left behind
+
+
+def test_a_snapshot_replaced_after_this_process_wrote_it_is_not_taken_for_its_own(data_dir: Path) -> None:
+    """The stamp opens the snapshot it just wrote without reading it again, by the checksum it wrote."""
+    written = int(snapshot.open_snapshot(data_dir).checksum, 16)
+    assert snapshot.open_snapshot(data_dir, written=written).checksum == f"{written:08x}"
+    with pytest.raises(snapshot.SnapshotUnusable, match="changed since this process wrote it"):
+        snapshot.open_snapshot(data_dir, written=written ^ 1)

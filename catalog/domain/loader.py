@@ -406,6 +406,14 @@ def file_hash(data: bytes = b"") -> Any:
     return hashlib.blake2b(data, digest_size=16)
 
 
+def file_digest(path: Path) -> bytes:
+    """The :func:`file_hash` digest of a file, read a chunk at a time."""
+    hashed = file_hash()
+    for chunk in file_chunks(path):
+        hashed.update(chunk)
+    return hashed.digest()
+
+
 def fold_into_version(digest: Any, name: str, file_digest: bytes) -> None:
     """Add one file (its path relative to the data directory, its :func:`file_hash`'s digest) to a data version.
 

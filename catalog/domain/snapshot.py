@@ -67,8 +67,7 @@ from catalog.domain.loader import (
     Conforms,
     check_data_dir,
     data_files,
-    file_chunks,
-    file_hash,
+    file_digest,
     fold_into_version,
     load_catalog,
     read_record_table,
@@ -133,21 +132,14 @@ def _file_states(data_dir: Path) -> list[list[Any]]:
     return states
 
 
-def _file_digest(path: Path) -> bytes:
-    hashed = file_hash()
-    for chunk in file_chunks(path):
-        hashed.update(chunk)
-    return hashed.digest()
-
-
 def _data_version(data_dir: Path, names: Iterable[str], known: Mapping[str, bytes] = MappingProxyType({})) -> str:
     """The data version :func:`~catalog.domain.loader.load_catalog` computes, from the files alone.
 
-    ``known`` gives the digest of some files already (:func:`~catalog.domain.loader.file_hash`), by name.
+    ``known`` gives the digest of some files already (:func:`~catalog.domain.loader.file_digest`), by name.
     """
     digest = version_digest()
     for name in names:
-        fold_into_version(digest, name, known[name] if name in known else _file_digest(data_dir / name))
+        fold_into_version(digest, name, known[name] if name in known else file_digest(data_dir / name))
     return digest.hexdigest()
 
 
@@ -303,7 +295,7 @@ class SnapshotWriter:
         # then leaves the snapshot unused, never wrong). A records file's comes from the process that reads it: of
         # the very bytes its table holds.
         self.file_digests = {
-            name: _file_digest(self.root / name) for name, _, _ in self.files if not name.startswith(_RECORDS_DIR)
+            name: file_digest(self.root / name) for name, _, _ in self.files if not name.startswith(_RECORDS_DIR)
         }
         self.projects: dict[str, Any] = {}
         self.facets: list[tuple[Project, str, TableFacets]] = []
@@ -396,7 +388,7 @@ class SnapshotWriter:
         it while the table lives), so only the pages read are in memory.
         """
         with path.open("rb") as part:
-            header, body_length = _read_prelude_and_header(path, part)
+            header, body_length = _read_prelude_and_header(part)
             entry = header["project"]
             start = self.out.copy(part, body_length)
             table = _mapped_table(mmap.mmap(part.fileno(), 0, access=mmap.ACCESS_READ), entry["shortcode"], entry)
@@ -526,7 +518,7 @@ def _open_verified(
         raise SnapshotUnusable(f"{path} cannot be read: {error.strerror or error}") from None
 
 
-def _read_prelude_and_header(path: Path, file: io.BufferedReader) -> tuple[dict[str, Any], int]:
+def _read_prelude_and_header(file: io.BufferedReader) -> tuple[dict[str, Any], int]:
     """The header and body length of a file this process has just written (unverified); the body is read next."""
     _, _, _, body_length, header_length, _ = _PRELUDE.unpack_from(file.read(PRELUDE_SIZE))
     file.seek(PRELUDE_SIZE + body_length)
@@ -559,13 +551,15 @@ def _verified_header(
         raise SnapshotUnusable(f"{path} has format {version}, this svc reads format {FORMAT}")
     if PRELUDE_SIZE + body_length + header_length != size:
         raise SnapshotUnusable(f"{path} is truncated or has extra bytes")
-    if written is not None and checksum != written:
-        raise SnapshotUnusable(f"{path} changed since this process wrote it")
-    crc, chunk = 0 if written is None else written, bytearray(_CHUNK)
-    while written is None and (read := file.readinto(chunk)):
-        crc = zlib.crc32(memoryview(chunk)[:read], crc)
-    if crc != checksum:
-        raise SnapshotUnusable(f"{path} is damaged (checksum mismatch)")
+    if written is not None:
+        if checksum != written:
+            raise SnapshotUnusable(f"{path} changed since this process wrote it")
+    else:
+        crc, chunk = 0, bytearray(_CHUNK)
+        while read := file.readinto(chunk):
+            crc = zlib.crc32(memoryview(chunk)[:read], crc)
+        if crc != checksum:
+            raise SnapshotUnusable(f"{path} is damaged (checksum mismatch)")
     file.seek(PRELUDE_SIZE + body_length)
     try:
         header = json.loads(file.read(header_length))
