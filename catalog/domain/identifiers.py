@@ -14,10 +14,10 @@ Framework-free: landing URLs are ``base_url`` + a page path the caller builds
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from catalog.domain.memo import memo_for
-from catalog.domain.model import Catalog, Project, is_placeholder
+from catalog.domain.model import Catalog, Cluster, Project, is_placeholder
 
 
 def _pid(value: object) -> str | None:
@@ -30,26 +30,31 @@ def _pid(value: object) -> str | None:
 class SharedPids:
     """The pids of projects that some other project or cluster also carries."""
 
-    counts: dict[str, int]  # pid -> how many projects and clusters carry it (only those > 1)
+    counts: Mapping[str, int]  # pid -> how many projects and clusters carry it (only those > 1)
 
     def is_shared(self, pid: str | None) -> bool:
         return pid is not None and pid.rstrip("/") in self.counts
 
 
-def _shared_pids(catalog: Catalog) -> SharedPids:
+def shared_pid_carriers(projects: Iterable[Project], clusters: Iterable[Cluster]) -> dict[str, int]:
+    """pid -> how many of the projects and clusters carry it, for the pids more than one carries.
+
+    Computed as the catalogue loads (:attr:`Catalog.shared_pid_carriers`), so that every catalogue made from it
+    (the stamp makes one per project) has it.
+    """
     carriers: Counter[str] = Counter()
-    for project in catalog.projects:
+    for project in projects:
         if pid := _pid(project.pid):
             carriers[pid] += 1
-    for cluster in catalog.clusters.values():
+    for cluster in clusters:
         if pid := _pid(cluster.get("pid")):
             carriers[pid] += 1
-    return SharedPids({pid: n for pid, n in carriers.items() if n > 1})
+    return {pid: n for pid, n in carriers.items() if n > 1}
 
 
 def shared_pids(catalog: Catalog) -> SharedPids:
-    """Computed once per catalogue. Records' pids are unique by construction (their table is keyed by pid)."""
-    return memo_for(catalog).get("shared-pids", lambda: _shared_pids(catalog))
+    """The catalogue's shared pids. Records' pids are unique by construction (their table is keyed by pid)."""
+    return SharedPids(catalog.shared_pid_carriers)
 
 
 @dataclass(frozen=True, slots=True)

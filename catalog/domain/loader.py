@@ -21,6 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypedDict, TypeVar
 
+from catalog.domain.identifiers import shared_pid_carriers
 from catalog.domain.model import (
     FUNDER_ROLE,
     Catalog,
@@ -537,6 +538,8 @@ def load_catalog(
         problems=tuple(reader.problems),
         project_by_key=MappingProxyType(project_by_key),
         **_reverse_indexes(projects, persons, organizations, clusters, collections),
+        person_names=frozenset(name for person in persons.values() for name in (person.display_name, person.sort_name)),
+        shared_pid_carriers=MappingProxyType(shared_pid_carriers(projects, clusters.values())),
     )
     if with_records:
         logger.info("loaded %s from %s", ", ".join(f"{n} {kind}" for kind, n in catalog.counts().items()), root)

@@ -459,6 +459,10 @@ class Catalog:
     clusters_by_project: Mapping[str, tuple[Cluster, ...]]
     collections_by_project: Mapping[str, tuple[Collection, ...]]
     parent_collections: Mapping[str, tuple[Collection, ...]]
+    # The names of the persons, both orders (a free-text name that matches one is a person's).
+    person_names: frozenset[str]
+    # pid -> how many projects and clusters carry it, for the pids more than one carries (catalog.domain.identifiers).
+    shared_pid_carriers: Mapping[str, int]
     # The change ledger beside the data, if the publishing pipeline keeps one.
     ledger: LedgerView | None = None
     # Values derived from this catalogue object (catalog.domain.memo): made on first use, dropped with it.

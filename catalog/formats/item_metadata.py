@@ -14,7 +14,6 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from catalog.domain import dates, identifiers
-from catalog.domain.memo import memo_for
 from catalog.domain.model import (
     PLACEHOLDERS,
     Catalog,
@@ -469,14 +468,6 @@ def pid_related(pid: Any, relation: str) -> Related | None:
     return Related(url, identifiers.pid_type(url), relation)
 
 
-def _person_names(catalog: Catalog) -> frozenset[str]:
-    """The names of the catalogue's persons, both orders: free-text names that match one are Personal."""
-    return memo_for(catalog).get(
-        "person-names",
-        lambda: frozenset(name for p in catalog.persons.values() for name in (p.display_name, p.sort_name)),
-    )
-
-
 def free_text_agent(name: str, person_names: frozenset[str]) -> Agent:
     """A name the data gives as text only (authorship, copyright holder): Personal when it names a known person,
     else Organizational (the publisher, an institution, or a project named as holder)."""
@@ -562,7 +553,7 @@ def project_metadata(catalog: Catalog, project: Project, base_url: str, fallback
     access, embargo = _access(raw.get("accessRights"))
     rights, holders = _legal_info(raw.get("legalInfo"))
     creators, contributors = _creators_and_contributors(catalog, project)
-    person_names = _person_names(catalog)
+    person_names = catalog.person_names
     contributors.extend((free_text_agent(holder, person_names), "RightsHolder") for holder in holders)
     issued = dates.project_issued(catalog, project)
     project_dates, coverage = _project_dates(catalog, project, issued, embargo)
@@ -700,7 +691,7 @@ class ProjectContext:
 
 def project_context(catalog: Catalog, project: Project, base_url: str, fallback_year: str) -> ProjectContext:
     identity = identifiers.project_identity(catalog, project, landing_url(base_url, project))
-    person_names = _person_names(catalog)
+    person_names = catalog.person_names
     return ProjectContext(
         project_related=Related(identity.identifier, identity.identifier_type, "IsPartOf"),
         fallback_year=fallback_year,
