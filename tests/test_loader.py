@@ -1,5 +1,6 @@
 """The catalogue loader, on the real corpus and on broken data."""
 
+import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -60,6 +61,19 @@ def test_reverse_indexes(corpus):
     for cluster in corpus.clusters.values():
         for shortcode in cluster.project_shortcodes:
             assert cluster in corpus.clusters_by_project[shortcode.lower()]
+
+
+def test_person_names_are_an_index_every_catalogue_made_from_it_keeps(corpus):
+    """Both orders of every person's name; a catalogue made from it for one project has the same set, not a new one."""
+    person = corpus.persons[sorted(corpus.persons)[0]]
+    assert {person.display_name, person.sort_name} <= corpus.person_names
+    assert len(corpus.person_names) <= 2 * len(corpus.persons)
+    assert all(
+        any(name in (p.display_name, p.sort_name) for p in corpus.persons.values()) for name in corpus.person_names
+    )
+    with_table = dataclasses.replace(corpus, records={"0803": corpus.records["0803"]})
+    assert with_table.person_names is corpus.person_names
+    assert with_table.shared_pid_carriers is corpus.shared_pid_carriers
 
 
 def test_records_lookup(corpus):
