@@ -630,7 +630,8 @@ class _ViewReader:
         self.previous_counts: dict[str, int] = {}
 
     def add(self, entry: Entry) -> None:
-        if entry.kind == "R" and entry.deleted is None and self.section is not None:  # nearly every line
+        if entry.kind == "R" and entry.deleted is None:  # nearly every line: a live record
+            assert self.section is not None  # iter_entries gives a record after its project's line only
             self.previous_counts["records"] = self.previous_counts.get("records", 0) + (
                 entry.first_seen != self.activation
             )
@@ -651,17 +652,13 @@ class _ViewReader:
             else:
                 self.tombstones.append(Tombstone("P", entry.group, entry.key, entry.deleted, entry.meta))
         elif entry.kind == "R":
-            self._add_record(entry)
+            self._add_tombstone(entry)
         elif entry.deleted is None:
             self.entities[(entry.group, entry.key)] = ProjectTimes(entry.first_seen, entry.changed)
 
-    def _add_record(self, entry: Entry) -> None:
-        assert self.section is not None
-        if entry.deleted is None:
-            self.section[1].append(entry.key)
-            self.section[2].append(entry.changed)
-            self.section[3].append(entry.first_seen)
-            return
+    def _add_tombstone(self, entry: Entry) -> None:
+        """A withdrawn record (:meth:`add` takes the live ones)."""
+        assert entry.deleted is not None
         sets = tuple(entry.meta[0].split()) if entry.meta else None
         prefix = read_meta_field(entry.meta[1]) if len(entry.meta) > 1 else None
         project_meta = self.metas[entry.group]

@@ -225,7 +225,7 @@ class _Reader:
         self.data_dir = data_dir
         self.conforms = conforms
         self.digest = version_digest()
-        self.file_digests: dict[str, bytes] = {}  # of each file read whole, by its relative path
+        self.file_digests: dict[str, bytes] = {}  # of each file read (file_hash), by its relative path
         self.problems: list[LoadProblem] = []
 
     def relative(self, path: Path) -> str:
