@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from gevent import monkey
 
 from catalog import runtime
+from catalog.runtime import OaiUnavailable
 from catalog.web.client import request_client
 from catalog.web.ratelimit import Limits, RedisStore, TokenBucket
 from oaipmh.leases import FleetLeases, Lease
@@ -25,6 +26,16 @@ def _too_busy(retry_after: int) -> HttpResponse:
         status=503,
         content_type="text/plain; charset=utf-8",
         headers={"Retry-After": str(retry_after), "Cache-Control": "no-store"},  # one request's answer
+    )
+
+
+def _unavailable(why: OaiUnavailable) -> HttpResponse:
+    """No release this process may answer from now: harvesters retry then (OAI-PMH 2.0 §3.1.2.1: 503)."""
+    return HttpResponse(
+        why.reason + "\n",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+        headers={"Retry-After": str(max(why.retry_after, 1)), "Cache-Control": "no-store"},
     )
 
 
@@ -65,8 +76,12 @@ class AdmissionMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path_info not in self.paths:
             return self.get_response(request)
+        state, moment = runtime.state_of(request), runtime.moment_of(request)
+        unavailable = state.oai_unavailable(moment)
+        if unavailable is not None:
+            return _unavailable(unavailable)
         config = settings.SVC
-        limits = runtime.state_of(request).oai_limits
+        limits = state.oai_limits
         client = request_client(request.META, config.trusted_proxy_hops)
         in_flight = limits.in_flight.enter(client, config.oai_max_concurrent)
         if in_flight is None:

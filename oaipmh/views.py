@@ -61,7 +61,7 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     else:
         arguments = {name: request.GET.getlist(name) for name in request.GET}
     verb = (arguments.get("verb") or [""])[0]
-    moment = int(time.time())  # before the catalogue is chosen: the responseDate (see protocol.respond)
+    moment = runtime.moment_of(request)  # taken with the catalogue: the responseDate (see protocol.respond)
     state = runtime.state_of(request)
     catalog, responses = catalog_of(request), state.responses
     with state.telemetry.span("oaipmh.render", **{"oai.verb": verb[:40]}):

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from wsgiref.util import request_uri
 
 from catalog import runtime
+from catalog.domain.ledger import iso_time as ledger_iso_time
 from catalog.runtime import Untraced
 from catalog.web.client import request_client
 from svc_site.config import Config, parse_resource_attributes
@@ -227,6 +228,15 @@ def start_worker(config: Config) -> None:
         unit="{entity}",
         description="Entities in the served catalogue, by kind.",
     )
+    meter.create_observable_gauge(
+        "svc.release.late",
+        callbacks=[observe_release_lateness],
+        unit="s",
+        description=(
+            "How long after its activation time this replica may have answered from the release before the one it"
+            " serves (0: it switched in time); docs/oai-pmh.md, Incremental harvesting."
+        ),
+    )
 
     worker = WorkerTelemetry(tracer=tracer_provider.get_tracer("svc"), request_duration=request_duration)
     worker.providers += [tracer_provider, meter_provider]
@@ -266,6 +276,16 @@ def _observe_catalog(_options: Any) -> Iterator[Any]:
     catalog = runtime.current()
     for kind, count in catalog.counts().items() if catalog else ():
         yield Observation(count, {"svc.catalog.kind": kind})
+
+
+def observe_release_lateness(_options: Any) -> Iterator[Any]:
+    """The served release's lateness on this replica, with the release's activation time."""
+    from opentelemetry.metrics import Observation
+
+    state = runtime.state()
+    view = state.catalog.ledger if state.catalog is not None else None
+    if view is not None and view.activation is not None:
+        yield Observation(state.late_by, {"svc.release.activation": ledger_iso_time(view.activation)})
 
 
 def shutdown() -> None:

@@ -78,6 +78,36 @@ def _ensure_token_key(data_dir: str | os.PathLike[str]) -> None:
     os.replace(temporary, path)
 
 
+# Names the one release whose withdrawals the operator accepted (svc stamp --accept-shrink): its activation time.
+SHRINK_ACCEPTED_PATH = Path(".svc") / "shrink-accepted"
+
+
+def accept_shrink(data_dir: str | os.PathLike[str], activation: int) -> None:
+    """Record that the release activated at ``activation`` may withdraw what it withdraws (atomically)."""
+    path = Path(data_dir) / SHRINK_ACCEPTED_PATH
+    path.parent.mkdir(exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".shrink-accepted-", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="ascii") as out:
+        out.write(f"{activation}\n")
+    os.chmod(temporary, 0o644)
+    os.replace(temporary, path)
+
+
+def shrink_accepted(data_dir: str | os.PathLike[str], activation: int | None) -> bool:
+    """Whether the operator accepted the withdrawals of the release activated at ``activation``.
+
+    The acceptance names one release, so it holds for every start and reload
+    of that release and for no later one.
+    """
+    if activation is None:
+        return False
+    try:
+        text = (Path(data_dir) / SHRINK_ACCEPTED_PATH).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return text == str(activation)
+
+
 def activation_time(now: int, activate_in: int, previous: int | None) -> int:
     """When a new release becomes visible: ``activate_in`` seconds from now, and after the previous one.
 
@@ -469,30 +499,13 @@ class LedgerView:
     unmatched: tuple[str, ...] = ()  # items of the data that have no ledger entry (a few, as examples)
     unmatched_count: int = 0
     token_key: bytes | None = field(default=None, repr=False)  # signs resumption tokens (.svc/token-key)
-    # When this process started serving the release; the release's changes are dated with it when it is
-    # later than the activation (a late reload), see served_time. Set by the runtime when it installs the view.
-    served_from: int | None = None
-    # Earlier releases this process served late: their activation time -> when it served them. Every change of
-    # a release carries its activation time, so this keeps their datestamps where this process first served them.
-    served_late: Mapping[int, int] = field(default_factory=dict)
-
-    def served_time(self, stamp: int) -> int:
-        """The datestamp a ledger time is served with: no release's changes before this process served them."""
-        if self.activation is not None and self.served_from is not None and stamp >= self.activation:
-            return max(stamp, self.served_from)
-        return max(stamp, self.served_late.get(stamp, stamp))
-
-    @property
-    def late(self) -> dict[int, int]:
-        """The releases (this one included) this process served after their activation time."""
-        late = dict(self.served_late)
-        if self.activation is not None and self.served_from is not None and self.served_from > self.activation:
-            late[self.activation] = self.served_from
-        return late
 
     # How many items of each kind the release before the ledger's last one published: its live items,
     # less those the last release added, plus those it withdrew (the start-up shrink guard compares with it).
     previous_counts: Mapping[str, int] = field(default_factory=dict)
+    # How many live items of each kind the ledger's last release publishes (a start of a release whose
+    # withdrawals were accepted compares with it: data that lost more than the release withdrew is refused).
+    release_counts: Mapping[str, int] = field(default_factory=dict)
 
     def deleted_project(self, key: str) -> Tombstone | None:
         return self._deleted.get((key, None))
@@ -628,6 +641,7 @@ class _ViewReader:
         self.first: dict[str, array] = {}
         self.section: tuple[str, list[str], array, array] | None = None
         self.previous_counts: dict[str, int] = {}
+        self.release_counts: dict[str, int] = {}
 
     def add(self, entry: Entry) -> None:
         if entry.kind == "R" and entry.deleted is None:  # nearly every line: a live record
@@ -635,6 +649,7 @@ class _ViewReader:
             self.previous_counts["records"] = self.previous_counts.get("records", 0) + (
                 entry.first_seen != self.activation
             )
+            self.release_counts["records"] = self.release_counts.get("records", 0) + 1
             self.section[1].append(entry.key)
             self.section[2].append(entry.changed)
             self.section[3].append(entry.first_seen)
@@ -643,6 +658,8 @@ class _ViewReader:
         if entry.deleted is None or entry.deleted == self.activation:
             was_live = entry.deleted is not None or entry.first_seen != self.activation
             self.previous_counts[kind] = self.previous_counts.get(kind, 0) + was_live
+        if entry.deleted is None:
+            self.release_counts[kind] = self.release_counts.get(kind, 0) + 1
         if entry.kind == "P":
             self._close_section()
             self.section = (entry.group, [], array("q"), array("q"))
@@ -711,6 +728,7 @@ class _ViewReader:
             unmatched_count=count,
             token_key=read_token_key(catalog.data_dir),
             previous_counts=self.previous_counts,
+            release_counts=self.release_counts,
         )
 
 

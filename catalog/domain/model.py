@@ -173,9 +173,14 @@ def _funder_ids(raw: Mapping[str, Frozen]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(funder_ids))
 
 
+# Where an item's own datestamp comes from, the first present (SPEC §5.3).
+PROJECT_DATE_FIELDS = ("dateModified", "datePublished", "startDate")
+RECORD_DATE_FIELDS = ("dateModified", "datePublished", "dateCreated")
+
+
 def _project_datestamp(raw: Mapping[str, Frozen]) -> int | None:
     """dateModified, else datePublished, else startDate."""
-    for name in ("dateModified", "datePublished", "startDate"):
+    for name in PROJECT_DATE_FIELDS:
         datestamp = parse_timestamp(raw.get(name))
         if datestamp is not None:
             return datestamp
@@ -286,7 +291,7 @@ class Collection(_Stored):
 
 def record_datestamp(raw: Mapping[str, Any]) -> int | None:
     """dateModified, else datePublished, else dateCreated (SPEC §5.3)."""
-    for name in ("dateModified", "datePublished", "dateCreated"):
+    for name in RECORD_DATE_FIELDS:
         stamp = parse_timestamp(raw.get(name))
         if stamp is not None:
             return stamp

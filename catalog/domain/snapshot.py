@@ -692,6 +692,7 @@ def _write_view(out: _SectionsFile, view: ledger.LedgerView) -> dict[str, Any]:
         "unmatched": list(view.unmatched),
         "unmatched_count": view.unmatched_count,
         "previous_counts": list(view.previous_counts.items()),
+        "release_counts": list(view.release_counts.items()),
     }
 
 
@@ -736,6 +737,7 @@ def _read_view(mapped: mmap.mmap, stored: dict[str, Any], token_key: bytes | Non
         unmatched_count=stored["unmatched_count"],
         token_key=token_key,
         previous_counts=dict(stored["previous_counts"]),
+        release_counts=dict(stored.get("release_counts", ())),  # a snapshot of svc before 1.0 has none
     )
 
 
