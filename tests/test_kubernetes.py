@@ -201,7 +201,7 @@ def _oai(address: str, query: str, deadline: float) -> tuple[int, dict[str, str]
         try:
             connection = http.client.HTTPConnection(address, 8080, timeout=30)
             try:
-                connection.request("GET", f"/dpe/oai?{query}")
+                connection.request("GET", f"/oai?{query}")  # the base's SVC_OAI_BASE_URL
                 response = connection.getresponse()
                 return response.status, dict(response.getheaders()), response.read()
             finally:
