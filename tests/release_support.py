@@ -8,7 +8,6 @@ itself read by a full harvest: the oracle is the wire, not svc's own code.
 
 from __future__ import annotations
 
-import calendar
 import json
 import re
 import signal
@@ -27,6 +26,8 @@ from lxml import etree
 from oaipmh_scythe import Scythe
 from sickle import Sickle
 from sickle.oaiexceptions import NoRecordsMatch
+
+from bench.run import activation_of
 
 SVC = str(Path(sys.executable).parent / "svc")
 OAI_PATH = "/dpe/oai"
@@ -117,11 +118,6 @@ def wait_until_served(oai_url: str, timeout: float) -> None:
             if error.code != 503 or time.monotonic() > end:
                 raise
         time.sleep(0.2)
-
-
-def activation_of(summary: str) -> int:
-    """The activation time a stamp's summary line names (``…; served from 2026-11-24T09:45:00Z``)."""
-    return calendar.timegm(time.strptime(summary.rsplit(" ", 1)[1], "%Y-%m-%dT%H:%M:%SZ"))
 
 
 def _reload_lines(text: str) -> list[str]:

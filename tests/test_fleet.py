@@ -119,5 +119,6 @@ def test_a_release_rolled_through_the_fleet_under_load_costs_clients_no_request(
 
     assert result.load.errors == []
     assert result.log_errors == []  # a reload is INFO: no ERROR line, no traceback
+    assert result.late == []  # every replica loaded the release before its activation time, and switched then
     assert result.version != before
     assert result.serving == {replica.name: result.version for replica in fleet.replicas}
