@@ -30,6 +30,7 @@ from catalog.domain.memo import BytesLRU
 from catalog.domain.model import Catalog
 from catalog.domain.schema import ENTITY_KINDS, schemas
 from catalog.domain.snapshot import open_catalog
+from catalog.web.fleet import fleet_release
 from catalog.web.ratelimit import Limits
 
 logger = logging.getLogger("catalog")
@@ -76,6 +77,7 @@ class ReleaseClock:
 
     def __init__(self) -> None:
         self._shared = mmap.mmap(-1, 8)  # anonymous and shared: written by the master, read by its workers
+        self._warned = 0  # the fleet's release this process last said it was behind (each process its own)
 
     def publish(self, activation: int) -> None:
         """The master loaded a release with this activation time (0: data without a ledger)."""
@@ -84,6 +86,17 @@ class ReleaseClock:
     @property
     def newest(self) -> int:
         return int.from_bytes(self._shared[:8], "little", signed=True)
+
+    def behind_fleet(self, mine: int, fleet: int) -> None:
+        """Say once per release that this replica holds an older release than the fleet serves."""
+        if fleet != self._warned:
+            self._warned = fleet
+            logger.warning(
+                "this replica holds the release of %s, but the fleet serves the release of %s since then: it answers"
+                " OAI-PMH with 503 until it is reloaded or replaced (a rollout or round of reloads that ran late)",
+                ledger.iso_time(mine) if mine else "data without a ledger",
+                ledger.iso_time(fleet),
+            )
 
 
 class OaiUnavailable(NamedTuple):
@@ -129,13 +142,13 @@ class AppState:
         activation = _activation(self.catalog) if self.catalog is not None else 0
         return activation if activation > now else None
 
-    def oai_unavailable(self, moment: int) -> OaiUnavailable | None:
+    def oai_unavailable(self, moment: int, fleet: int | None = None) -> OaiUnavailable | None:
         """Why this state may not answer an OAI-PMH request that arrived at ``moment`` (None: it may).
 
         A release is answered from over OAI-PMH only between its activation time and that of the next one,
         so that every process that serves it dates it the same (docs/oai-pmh.md): a start before its
-        release's activation has no earlier release to answer from, and a worker a reload replaced holds
-        only the release before.
+        release's activation has no earlier release to answer from, a worker a reload replaced holds only
+        the release before, and so does a replica behind the release ``fleet`` serves (through Redis).
         """
         activation = self.activates_after(moment)
         if activation is not None:
@@ -143,8 +156,11 @@ class AppState:
                 f"This data release is served over OAI-PMH from {ledger.iso_time(activation)}: retry then.",
                 activation - moment,
             )
-        newest = self.releases.newest
-        if newest > (_activation(self.catalog) if self.catalog is not None else 0) and moment >= newest:
+        mine = _activation(self.catalog) if self.catalog is not None else 0
+        newest = max(self.releases.newest, fleet or 0)
+        if newest > mine and moment >= newest:
+            if newest > self.releases.newest:
+                self.releases.behind_fleet(mine, newest)
             return OaiUnavailable("A newer data release is served now: retry.", 1)
         return None
 
@@ -277,19 +293,23 @@ def install(catalog: Catalog) -> None:
     application.update(lambda state: state.serving(catalog))
 
 
-def start() -> Catalog:
-    """Load the configured data directory and serve it (the start-up); raises ``DataDirError`` if unusable."""
-    catalog = load()
-    install(catalog)
-    state().releases.publish(_activation(catalog))
-    activation = state().activates_after(time.time())
-    if activation is not None:
+def start(catalog: Catalog) -> None:
+    """Serve ``catalog``, loaded from the configured data directory (the start-up, once it is not refused)."""
+    activation = _activation(catalog)
+    previous = _publish(activation)
+    now = time.time()
+    # Late only if the fleet still recorded an older release after this one's activation time: its replicas
+    # answered from it meanwhile. Restarts of the same release, and first starts, are not.
+    late_by = int(now) - activation if activation and previous is not None and previous < activation < now else 0
+    application.update(lambda state: state.serving(catalog, late_by))
+    if late_by:
+        _say_late(activation, late_by, "the fleet served the release before it until this replica started")
+    if activation > now:
         logger.warning(
             "release of %s is not active yet: its pages are served now, OAI-PMH answers 503 with Retry-After until"
             " then (svc stamp --activate-in 0 serves a first release at once)",
             ledger.iso_time(activation),
         )
-    return catalog
 
 
 def configuration_changed() -> None:
@@ -451,22 +471,14 @@ def reload() -> bool:
         logger.error("reload refused: %s; still serving data version %s", refusal, serving)
         return False
     activation = _activation(catalog)
-    state().releases.publish(activation)  # from its activation on, the old workers answer no harvester
+    _publish(activation)  # from its activation on, the old workers (and replicas) answer no harvester
     loaded = time.time()
     same_release = _current is not None and _current.ledger is not None and _current.ledger.activation == activation
     # The same release loaded again keeps what it had; a new one is late if this process answered after it.
     late_by = state().late_by if same_release else _lateness(_current, activation, int(loaded))
     counts = ", ".join(f"{count} {kind}" for kind, count in catalog.counts().items())
     if late_by and not same_release:
-        logger.warning(
-            "release of %s served %d s after its activation time: this replica answered from the release before"
-            " it until then, and the release's changes keep their datestamp %s, so a harvester that alternated"
-            " with this replica meanwhile may miss them; deploy every release before it activates (a longer"
-            " svc stamp --activate-in)",
-            ledger.iso_time(activation),
-            late_by,
-            ledger.iso_time(activation),
-        )
+        _say_late(activation, late_by, "this replica answered from the release before it until then")
     if activation > loaded:
         application.update(lambda state: dataclasses.replace(state, pending=state.serving(catalog, late_by)))
         logger.info(
@@ -480,6 +492,27 @@ def reload() -> bool:
     application.update(lambda state: state.serving(catalog, late_by))
     logger.info("reloaded data version %s (was %s): %s", catalog.data_version, serving, counts)
     return True
+
+
+def _publish(activation: int) -> int | None:
+    """Record the release this process serves: for its workers, and for the fleet through Redis if there is one.
+
+    Returns the release the fleet recorded before (None: no Redis, nothing recorded, or Redis unreachable).
+    """
+    state().releases.publish(activation)
+    fleet = fleet_release(state().oai_limits, settings.SVC.cache_url)
+    return fleet.publish(activation) if fleet is not None else None
+
+
+def _say_late(activation: int, late_by: int, why: str) -> None:
+    logger.warning(
+        "release of %s served %d s after its activation time: %s, and the release's changes keep their"
+        " datestamp, so a harvester that talked to that release meanwhile may miss them; deploy every release"
+        " before it activates (a longer svc stamp --activate-in)",
+        ledger.iso_time(activation),
+        late_by,
+        why,
+    )
 
 
 def _reload_refusal(current: Catalog | None, catalog: Catalog) -> str | None:

@@ -13,6 +13,7 @@ from gevent import monkey
 from catalog import runtime
 from catalog.runtime import OaiUnavailable
 from catalog.web.client import request_client
+from catalog.web.fleet import fleet_release
 from catalog.web.ratelimit import Limits, RedisStore, TokenBucket
 from oaipmh.leases import FleetLeases, Lease
 
@@ -77,11 +78,12 @@ class AdmissionMiddleware:
         if request.path_info not in self.paths:
             return self.get_response(request)
         state, moment = runtime.state_of(request), runtime.moment_of(request)
-        unavailable = state.oai_unavailable(moment)
-        if unavailable is not None:
-            return _unavailable(unavailable)
         config = settings.SVC
         limits = state.oai_limits
+        fleet = fleet_release(limits, config.cache_url)
+        unavailable = state.oai_unavailable(moment, fleet.newest() if fleet is not None else None)
+        if unavailable is not None:
+            return _unavailable(unavailable)
         client = request_client(request.META, config.trusted_proxy_hops)
         in_flight = limits.in_flight.enter(client, config.oai_max_concurrent)
         if in_flight is None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from bench.fleet import Redis
 from tests.conftest import CORPUS_DIR, SVC, Server, start_server, stop_server
 from tests.oai_support import HIGH_LIMITS_ENV
 from tests.release_support import (
@@ -252,3 +253,49 @@ def test_a_record_dated_in_the_future_is_warned_about_and_served_with_the_releas
     assert "2030" not in body.decode()
     assert max(datestamps(body)) == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(activation))
     assert max(datestamps(body)) <= response_date(body)
+
+
+def test_replicas_sharing_redis_stop_answering_from_a_release_the_fleet_has_left(tmp_path: Path):
+    """A rollout that runs late: an old replica still in rotation after a newer release activated elsewhere."""
+    redis = Redis()
+    old, new = copy_corpus(tmp_path / "old"), tmp_path / "new"
+    stamp(old)
+    shutil.copytree(old, new)
+    edit_json(records_file(new, EDITED), lambda records: records[0].update(label={"en": "release 2"}))
+    env = {"SVC_CACHE_URL": redis.url}
+    servers = [serve(old, **env)]
+    try:
+        assert oai_status(servers[0].base_url) == 200
+        activation = activation_of(stamp(new, RELEASE_LEAD))
+        servers.append(serve(new, **env))  # a new pod, started ahead of the activation time
+        assert oai_status(servers[1].base_url) == 503  # not active yet
+        assert oai_status(servers[0].base_url) == 200  # the old one serves its release until then
+        while time.time() < activation:
+            time.sleep(0.1)
+        assert oai_status(servers[1].base_url) == 200
+        assert oai_status(servers[0].base_url) == 503  # behind the fleet: harvesters ask again elsewhere
+        assert "but the fleet serves the release of" in servers[0].output()
+        # A restart of the same release later is not late; a release started after its activation time while
+        # the fleet still recorded the one before is, and says so.
+        servers.append(serve(new, **env))
+        edit_json(records_file(new, EDITED), lambda records: records[0].update(label={"en": "release 3"}))
+        latest = activation_of(stamp(new, 0))
+        stop_server(servers.pop(1))
+        while time.time() < latest + 2:
+            time.sleep(0.1)
+        servers.append(serve(new, **env))
+    finally:
+        for server in servers:
+            stop_server(server)
+        redis.stop()
+    assert "after its activation time" not in servers[1].output()
+    warning = re.search(r"WARNING.*release of (\S+) served (\d+) s after its activation time", servers[2].output())
+    assert warning and int(warning.group(2)) >= 2, servers[2].output()[-2000:]
+
+
+def oai_status(base_url: str) -> int:
+    try:
+        with urllib.request.urlopen(f"{base_url}{OAI_PATH}?verb=Identify", timeout=60) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code

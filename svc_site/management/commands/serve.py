@@ -47,12 +47,13 @@ class Command(BaseCommand):
         telemetry.start_master(config)
         try:
             runtime.check_serveable(config.data_dir, config.allow_empty_data)
-            catalog = runtime.start()
+            catalog = runtime.load()
         except DataDirError as error:
             raise CommandError(_refusal(error, config.allow_empty_data)) from None
         refusal = runtime.start_refusal(catalog)
         if refusal:
             raise CommandError(refusal)
+        runtime.start(catalog)  # only a release that is served is recorded as the fleet's
 
         # A fresh clone has no built assets yet; an image has them built in.
         try:
