@@ -19,6 +19,7 @@ from catalog.domain.all_records import FACET_KEYS
 from catalog.domain.record_search import PAGE_SIZE as RECORD_SEARCH_PAGE_SIZE
 from catalog.domain.record_search import RecordQuery
 from catalog.domain.schema import SCHEMA_DIR, SCHEMA_FILES
+from catalog.domain.version import svc_version
 
 API_BASE_PATH = "/api/v2"
 JSON = "application/json"
@@ -450,7 +451,7 @@ def openapi_document() -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {
             "title": "svc metadata API",
-            "version": "2",
+            "version": svc_version(),  # svc's; the API's own version is the /api/v2/ of its paths
             "description": (
                 "Read-only JSON API of the research-data catalogue: projects, their records, persons, "
                 "organizations, clusters and collections, each in its stored shape (camelCase keys, unknown "
