@@ -79,7 +79,8 @@ def served_schema(node: Any, local_prefix: str) -> Any:
 
 
 def _validation_schema(name: str) -> Schema:
-    return json.loads((SCHEMA_DIR / name).read_text("utf-8"))
+    schema: Schema = json.loads((SCHEMA_DIR / name).read_text("utf-8"))
+    return schema
 
 
 def served_entity_schema(entity: str, validation_schema: Schema) -> Schema:
@@ -87,7 +88,7 @@ def served_entity_schema(entity: str, validation_schema: Schema) -> Schema:
     loader guarantees is required and any top-level field may be a placeholder (svc serves data files
     as stored, even ones ``svc validate`` rejects)."""
     kind = ENTITY_KINDS[entity]
-    schema = served_schema({k: v for k, v in validation_schema.items() if k not in ("$schema", "$defs")}, kind)
+    schema: Schema = served_schema({k: v for k, v in validation_schema.items() if k not in ("$schema", "$defs")}, kind)
     required = LOADER_REQUIRED.get(entity, ("id",))
     schema["properties"] = {
         name: prop if name in required else {"anyOf": [prop, _ref("Placeholder")]}

@@ -704,7 +704,7 @@ def _read_index(mapped: mmap.mmap, stored: dict[str, Any], tables: Mapping[str, 
 
 
 def _read_view(mapped: mmap.mmap, stored: dict[str, Any], token_key: bytes | None) -> ledger.LedgerView:
-    def times(section: list[int]) -> array:
+    def times(section: list[int]) -> array[int]:
         start, length = section
         return array("q", memoryview(mapped)[PRELUDE_SIZE + start : PRELUDE_SIZE + start + length].cast("q"))
 
