@@ -421,7 +421,7 @@ def stamp(
 
 def _deduplicated(items: Iterable[Item]) -> Iterator[Item]:
     """Items in line order, each key once (a duplicate pid in the data is stamped once)."""
-    last: tuple | None = None
+    last: tuple[int, str, int, str] | None = None
     for item in items:
         order = item.order
         if order == last:
@@ -478,8 +478,8 @@ class LedgerView:
     digest: str
     activation: int | None  # when the release the ledger describes is served from (None: a version 1 ledger)
     projects: Mapping[str, ProjectTimes]  # by project key (lower-case shortcode)
-    record_changed: Mapping[str, array]  # by project key; NO_DATESTAMP where the ledger has no entry
-    record_first_seen: Mapping[str, array]
+    record_changed: Mapping[str, array[int]]  # by project key; NO_DATESTAMP where the ledger has no entry
+    record_first_seen: Mapping[str, array[int]]
     entities: Mapping[tuple[str, str], ProjectTimes]  # (kind, id) of persons, organizations, …
     tombstones: tuple[Tombstone, ...]  # in ledger order
     project_meta: Mapping[str, tuple[str, ...]] = field(repr=False)  # every project line's meta, by key
@@ -641,9 +641,9 @@ class _ViewReader:
         self.entities: dict[tuple[str, str], ProjectTimes] = {}
         self.tombstones: list[Tombstone] = []
         # Per project: the ledger's live record pids and times, aligned with the table after the project's section.
-        self.changed: dict[str, array] = {}
-        self.first: dict[str, array] = {}
-        self.section: tuple[str, list[str], array, array] | None = None
+        self.changed: dict[str, array[int]] = {}
+        self.first: dict[str, array[int]] = {}
+        self.section: tuple[str, list[str], array[int], array[int]] | None = None
         self.previous_counts: dict[str, int] = {}
 
     def add(self, entry: Entry) -> None:
