@@ -49,8 +49,7 @@ def _yield_to_received_requests() -> None:
     most, under a flood) lets every received request start and count itself.
     """
     if monkey.is_module_patched("socket"):
-        with gevent.Timeout(_CATCH_UP_SECONDS, False):
-            gevent.idle()
+        gevent.with_timeout(_CATCH_UP_SECONDS, gevent.idle, timeout_value=None)
 
 
 class AdmissionMiddleware:

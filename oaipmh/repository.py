@@ -108,11 +108,13 @@ class Repository:
         activation = self.ledger.activation if self.ledger is not None else None
         self.ceiling: int = activation if activation is not None else int(time.time())
         # Each table's datestamps, or with a ledger the later of its own and the ledger's change time.
-        self.record_stamps: tuple[array | None, ...] = tuple(
+        self.record_stamps: tuple[array[int] | None, ...] = tuple(
             self._record_stamps(project, table) for project, table in zip(catalog.projects, self.tables, strict=True)
         )
         # When each item was first published (with a ledger): a list continues only with items it could have seen.
-        self.record_first: tuple[array | None, ...] = tuple(self._record_first(project) for project in catalog.projects)
+        self.record_first: tuple[array[int] | None, ...] = tuple(
+            self._record_first(project) for project in catalog.projects
+        )
         # The latest of them per project: a list issued after it takes every record, without looking at each.
         self.record_first_latest = tuple(max(first) if first else NO_DATESTAMP for first in self.record_first)
         self.project_first = array("q", (self._project_first(project) for project in catalog.projects))
@@ -143,7 +145,7 @@ class Repository:
         self._datestamps: dict[int, str] = {}
         self._lock = threading.Lock()
 
-    def _record_stamps(self, project: Project, table: RecordTable | None) -> array | None:
+    def _record_stamps(self, project: Project, table: RecordTable | None) -> array[int] | None:
         """Each record's datestamp: its own date, or with a ledger the later of it and the ledger's change time.
 
         Never after :attr:`ceiling` (a record dated in the future, which ``svc validate`` warns about); the
@@ -161,7 +163,7 @@ class Repository:
         served.frombytes(np.minimum(stamps, self.ceiling).tobytes())
         return served
 
-    def _record_first(self, project: Project) -> array | None:
+    def _record_first(self, project: Project) -> array[int] | None:
         return self.ledger.record_first_seen.get(project.key) if self.ledger else None
 
     def _project_first(self, project: Project) -> int:
@@ -263,7 +265,7 @@ class Repository:
         stamps = list(self.project_stamps) + [deletion.stamp for deletion in self.deletions]
         for table_stamps in self.record_stamps:
             if table_stamps:
-                smallest = min(table_stamps)
+                smallest: int | None = min(table_stamps)
                 if smallest == NO_DATESTAMP:
                     smallest = min((s for s in table_stamps if s != NO_DATESTAMP), default=None)
                 if smallest is not None:
@@ -479,7 +481,7 @@ class Repository:
         )
 
 
-def _count_in_range(stamps: array, dates: DateRange, project_in_range: bool) -> int:
+def _count_in_range(stamps: array[int], dates: DateRange, project_in_range: bool) -> int:
     low = dates.low if dates.low is not None else NO_DATESTAMP + 1
     high = dates.high if dates.high is not None else -NO_DATESTAMP
     undated = stamps.count(NO_DATESTAMP) if project_in_range else 0

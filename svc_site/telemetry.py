@@ -18,10 +18,10 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from wsgiref.util import request_uri
 
 from catalog import runtime
@@ -30,6 +30,10 @@ from catalog.runtime import Untraced
 from catalog.web.client import request_client
 from svc_site.config import Config, parse_resource_attributes
 from svc_site.privacy import anonymize, redact_query
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication, WSGIEnvironment
+    from opentelemetry.trace import Span
 
 DEFAULT_SERVICE_NAME = "svc"
 EXPORT_TIMEOUT_SECONDS = 5.0
@@ -139,7 +143,7 @@ def start_master(config: Config) -> None:
         runtime.use_telemetry(MasterTelemetry())
 
 
-def instrument_wsgi(app: Callable, config: Config) -> Callable:
+def instrument_wsgi(app: WSGIApplication, config: Config) -> WSGIApplication:
     """Wrap the WSGI app in a server span per request, or return it unchanged.
 
     The span is opened around the whole WSGI call, so every line Django logs
@@ -151,10 +155,11 @@ def instrument_wsgi(app: Callable, config: Config) -> Callable:
         return app
     from opentelemetry.instrumentation.wsgi import OpenTelemetryMiddleware
     from opentelemetry.metrics import NoOpMeterProvider
+    from opentelemetry.sdk.trace import ReadableSpan
 
     trusted_hops = config.trusted_proxy_hops
 
-    def privacy_hook(span: Any, environ: dict) -> None:
+    def privacy_hook(span: Span, environ: WSGIEnvironment) -> None:
         """Overwrite the attributes that would carry personal data: the raw query and the peer address.
 
         ``client.address`` becomes the client's network behind the trusted proxies, as in the access log.
@@ -171,7 +176,7 @@ def instrument_wsgi(app: Callable, config: Config) -> Callable:
             "url.full": url,
             "net.peer.ip": anonymize(environ.get("REMOTE_ADDR", "")),
         }
-        present = span.attributes
+        present = (span.attributes if isinstance(span, ReadableSpan) else None) or {}  # a recording span is the SDK's
         for key, value in replacements.items():
             if key in present:
                 span.set_attribute(key, value)

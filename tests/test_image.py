@@ -12,6 +12,7 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import quote
 
@@ -96,6 +97,14 @@ def test_read_only_root_serves_the_corpus(corpus_container: Container):
     assert status == 200
     records = parse_valid(body).findall(".//o:record", NS)
     assert records and all(record.find("o:metadata/oai_dc:dc", NS) is not None for record in records)
+
+
+def test_the_labels_name_svcs_version_the_commit_and_the_repository(svc_image: Image):
+    labels = image_config(svc_image)["Labels"]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
+    assert labels["org.opencontainers.image.version"] == version("svc")
+    assert labels["org.opencontainers.image.revision"] == head.stdout.strip()
+    assert labels["org.opencontainers.image.source"]  # SVC_IMAGE_SOURCE, else the git remote origin, else "unknown"
 
 
 def test_image_healthcheck_passes(corpus_container: Container):

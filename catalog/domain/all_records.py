@@ -349,7 +349,8 @@ class AllRecordsIndex:
         for value in selected:
             if value in numbers:
                 wanted[numbers[value]] = True
-        return wanted[self.codes[key]]
+        selected_records: np.ndarray = wanted[self.codes[key]]
+        return selected_records
 
     def _order(self, sort: str) -> np.ndarray:
         return {

@@ -334,37 +334,54 @@ def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summ
             old_project_meta = entry.meta
         if entry_order < item_order:
             assert entry is not None
-            if entry.deleted is None:
-                summary.deleted += 1
-                meta = entry.meta
-                if entry.kind == "R" and len(old_project_meta) == len(ProjectMeta._fields):
-                    project_meta = ProjectMeta.parse(old_project_meta).fields()
-                    meta = (project_meta[4], project_meta[2])
-                entry = entry._replace(deleted=now, meta=meta)
-            yield entry
+            yield _gone(entry, old_project_meta, now, summary)
             entry = next(old_iter, None)
             entry_order = _AFTER_ALL if entry is None else entry.order
         elif item_order < entry_order:
             assert item is not None
-            summary.added += 1
-            yield Entry(item.kind, item.group, item.key, item.fingerprint, now, now, None, item.meta, item.source)
+            yield _added(item, now, summary)
             item = next(new_iter, None)
             item_order = _AFTER_ALL if item is None else item.order
         else:
             assert entry is not None and item is not None
-            fingerprint = item.fingerprint
-            same = entry.fingerprint == fingerprint and entry.deleted is None
-            if same:
-                summary.unchanged += 1
-            else:
-                summary.changed += 1
-            changed = entry.changed if same else now
-            yield Entry(
-                item.kind, item.group, item.key, fingerprint, entry.first_seen, changed, None, item.meta, item.source
-            )
+            yield _published_again(entry, item, now, summary)
             entry, item = next(old_iter, None), next(new_iter, None)
             entry_order = _AFTER_ALL if entry is None else entry.order
             item_order = _AFTER_ALL if item is None else item.order
+
+
+def _gone(entry: Entry, old_project_meta: tuple[str, ...], now: int, summary: Summary) -> Entry:
+    """An old line with no item now: a tombstone (dated ``now`` unless it already was one).
+
+    A record's tombstone keeps the sets and the pid prefix of its project's
+    old line (``old_project_meta``), so it stays listed where it was.
+    """
+    if entry.deleted is not None:
+        return entry
+    summary.deleted += 1
+    meta = entry.meta
+    if entry.kind == "R" and len(old_project_meta) == len(ProjectMeta._fields):
+        project_meta = ProjectMeta.parse(old_project_meta).fields()
+        meta = (project_meta[4], project_meta[2])
+    return entry._replace(deleted=now, meta=meta)
+
+
+def _added(item: Item, now: int, summary: Summary) -> Entry:
+    """An item the old ledger does not know: first seen and changed ``now``."""
+    summary.added += 1
+    return Entry(item.kind, item.group, item.key, item.fingerprint, now, now, None, item.meta, item.source)
+
+
+def _published_again(entry: Entry, item: Item, now: int, summary: Summary) -> Entry:
+    """An item the old ledger knows: changed ``now`` unless its fingerprint is the same and it was not deleted."""
+    fingerprint = item.fingerprint
+    same = entry.fingerprint == fingerprint and entry.deleted is None
+    if same:
+        summary.unchanged += 1
+    else:
+        summary.changed += 1
+    changed = entry.changed if same else now
+    return Entry(item.kind, item.group, item.key, fingerprint, entry.first_seen, changed, None, item.meta, item.source)
 
 
 def previous_activation(data_dir: str | os.PathLike[str]) -> int | None:
@@ -434,7 +451,7 @@ def stamp(
 
 def _deduplicated(items: Iterable[Item]) -> Iterator[Item]:
     """Items in line order, each key once (a duplicate pid in the data is stamped once)."""
-    last: tuple | None = None
+    last: tuple[int, str, int, str] | None = None
     for item in items:
         order = item.order
         if order == last:
@@ -491,8 +508,8 @@ class LedgerView:
     digest: str
     activation: int | None  # when the release the ledger describes is served from (None: a version 1 ledger)
     projects: Mapping[str, ProjectTimes]  # by project key (lower-case shortcode)
-    record_changed: Mapping[str, array]  # by project key; NO_DATESTAMP where the ledger has no entry
-    record_first_seen: Mapping[str, array]
+    record_changed: Mapping[str, array[int]]  # by project key; NO_DATESTAMP where the ledger has no entry
+    record_first_seen: Mapping[str, array[int]]
     entities: Mapping[tuple[str, str], ProjectTimes]  # (kind, id) of persons, organizations, …
     tombstones: tuple[Tombstone, ...]  # in ledger order
     project_meta: Mapping[str, tuple[str, ...]] = field(repr=False)  # every project line's meta, by key
@@ -637,9 +654,9 @@ class _ViewReader:
         self.entities: dict[tuple[str, str], ProjectTimes] = {}
         self.tombstones: list[Tombstone] = []
         # Per project: the ledger's live record pids and times, aligned with the table after the project's section.
-        self.changed: dict[str, array] = {}
-        self.first: dict[str, array] = {}
-        self.section: tuple[str, list[str], array, array] | None = None
+        self.changed: dict[str, array[int]] = {}
+        self.first: dict[str, array[int]] = {}
+        self.section: tuple[str, list[str], array[int], array[int]] | None = None
         self.previous_counts: dict[str, int] = {}
         self.release_counts: dict[str, int] = {}
 

@@ -307,7 +307,7 @@ class _Strings(Sequence[str]):
 
     __slots__ = ("_blob", "_offsets")
 
-    def __init__(self, blob: bytes, offsets: array) -> None:
+    def __init__(self, blob: bytes, offsets: array[int]) -> None:
         self._blob = blob
         self._offsets = offsets
 
@@ -356,7 +356,9 @@ class RecordTable:
 
     __slots__ = ("_documents", "_earliest_published", "datestamps", "ids", "pids", "shortcode")
 
-    def __init__(self, shortcode: str, documents: _Strings, pids: _Strings, ids: _Strings, datestamps: array) -> None:
+    def __init__(
+        self, shortcode: str, documents: _Strings, pids: _Strings, ids: _Strings, datestamps: array[int]
+    ) -> None:
         self.shortcode = shortcode
         self._documents = documents
         self.pids = pids
@@ -391,7 +393,8 @@ class RecordTable:
         return self._documents.raw(index)
 
     def record(self, index: int) -> dict[str, Any]:
-        return _scan_json(self._documents.raw(index).decode("utf-8", "surrogatepass"), 0)[0]
+        record: dict[str, Any] = _scan_json(self._documents.raw(index).decode("utf-8", "surrogatepass"), 0)[0]
+        return record
 
     def earliest_published(self) -> str | None:
         """The earliest ``datePublished`` among the records, found once (and kept with the table, pickled too).

@@ -325,7 +325,9 @@ def is_result_page(query: ListingQuery | BrowseQuery | RecordQuery) -> bool:
     )
 
 
-def _why_it_matched(project: Project, query: ListingQuery, values: Values) -> tuple[tuple, tuple]:
+def _why_it_matched(
+    project: Project, query: ListingQuery, values: Values
+) -> tuple[tuple[tuple[str, bool], ...], tuple[tuple[str, bool], ...]]:
     """The project's name and a snippet of its texts with the search's words marked (empty without a search)."""
     query_words = words(query.text)
     if not query_words:
@@ -335,7 +337,9 @@ def _why_it_matched(project: Project, query: ListingQuery, values: Values) -> tu
     return marked(project.name or project.shortcode, query_words), snippet(texts, query_words)
 
 
-def _citation_context(request: HttpRequest, described: Described, data: citation.CitationData, style: str) -> dict:
+def _citation_context(
+    request: HttpRequest, described: Described, data: citation.CitationData, style: str
+) -> dict[str, Any]:
     """The on-page citation in the chosen style, the style chooser and the exports."""
     return {
         "citation_text": citation.formatted(data, style),
@@ -647,7 +651,9 @@ def record_linkset(request: HttpRequest, shortcode: str, record_suffix: str) -> 
     return export_views.linkset_response(request, described)
 
 
-def _described_entity(request: HttpRequest, kind: str, entity_id: str) -> tuple[Described, Callable[[], dict]]:
+def _described_entity(
+    request: HttpRequest, kind: str, entity_id: str
+) -> tuple[Described, Callable[[], dict[str, Any]]]:
     """A person, organization, cluster or collection: its description and its JSON-LD document."""
     catalog = catalog_of(request)
     base = base_url(request)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
@@ -53,7 +54,9 @@ class Command(BaseCommand):
             ),
         )
 
-    def handle(self, *args, data_dir: Path, dry_run: bool, activate_in: int, accept_shrink: bool, **options) -> None:
+    def handle(
+        self, *args: Any, data_dir: Path, dry_run: bool, activate_in: int, accept_shrink: bool, **options: Any
+    ) -> None:
         if activate_in < 0:
             self._refuse("--activate-in must be 0 or more seconds")
         try:
