@@ -31,7 +31,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from catalog.domain.ledger import ProjectMeta, Tombstone
+from catalog.domain.ledger import LedgerView, ProjectMeta, Tombstone
 from catalog.domain.memo import memo_for
 from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable
 from catalog.formats import item_metadata
@@ -103,10 +103,7 @@ class Repository:
         self.sets: SetIndex = build_sets(catalog)
         self.tables: tuple[RecordTable | None, ...] = tuple(catalog.records_of(p) for p in catalog.projects)
         self.ledger = catalog.ledger
-        # No datestamp is later than the moment its item can first be served: the release's activation time
-        # (OAI-PMH answers wait for it), or without one the moment this view is built, at the start or reload.
-        activation = self.ledger.activation if self.ledger is not None else None
-        self.ceiling: int = activation if activation is not None else int(time.time())
+        self.ceiling = _datestamp_ceiling(self.ledger)
         # Each table's datestamps, or with a ledger the later of its own and the ledger's change time.
         self.record_stamps: tuple[array[int] | None, ...] = tuple(
             self._record_stamps(project, table) for project, table in zip(catalog.projects, self.tables, strict=True)
@@ -486,6 +483,13 @@ def _count_in_range(stamps: array[int], dates: DateRange, project_in_range: bool
     high = dates.high if dates.high is not None else -NO_DATESTAMP
     undated = stamps.count(NO_DATESTAMP) if project_in_range else 0
     return undated + sum(1 for stamp in stamps if low <= stamp <= high)
+
+
+def _datestamp_ceiling(view: LedgerView | None) -> int:
+    """No datestamp is later than the moment its item can first be served: the release's activation time
+    (OAI-PMH answers wait for it), or without one the moment the view is built, at the start or a reload."""
+    activation = view.activation if view is not None else None
+    return activation if activation is not None else int(time.time())
 
 
 def repository_for(catalog: Catalog, repository_identifier: str, site_url: str) -> Repository:
