@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import json
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from catalog import runtime
 from catalog.domain.loader import load_catalog
 from catalog.domain.model import Catalog
 from tests.conftest import SHARED_SCHEMAS_DIR
+from tests.http_support import wait_until_read_by_server
 
 SCHEMAS = SHARED_SCHEMAS_DIR
 OAI = "http://www.openarchives.org/OAI/2.0/"
@@ -173,6 +173,6 @@ def request_in_flight(base_url: str) -> Iterator[None]:
             f"POST {OAI_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
             "Content-Length: 13\r\n\r\nverb=".encode()
         )
-        time.sleep(0.5)  # the view has started and waits for the rest of the body
+        wait_until_read_by_server(sock)  # the view has started and waits for the rest of the body
         yield
         sock.sendall(b"Identify")
