@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import calendar
 import contextlib
 import dataclasses
 import json
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -176,3 +178,13 @@ def request_in_flight(base_url: str) -> Iterator[None]:
         wait_until_read_by_server(sock)  # the view has started and waits for the rest of the body
         yield
         sock.sendall(b"Identify")
+
+
+def wait_past_second(response_date: str, deadline: float = 10) -> None:
+    """Until this machine's clock is past the second an OAI-PMH ``responseDate`` names (what follows is dated later)."""
+    second = calendar.timegm(time.strptime(response_date, "%Y-%m-%dT%H:%M:%SZ"))
+    end = time.monotonic() + deadline
+    while time.time() < second + 1:
+        if time.monotonic() > end:
+            raise TimeoutError(f"the clock did not pass {response_date} within {deadline} s")
+        time.sleep(0.01)

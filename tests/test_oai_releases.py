@@ -24,7 +24,7 @@ from sickle import Sickle
 
 from bench.nginx_proxy import NGINX
 from tests.conftest import CORPUS_DIR, SVC, Server, free_port, start_server, stop_server
-from tests.oai_support import HIGH_LIMITS_ENV
+from tests.oai_support import HIGH_LIMITS_ENV, wait_past_second
 from tests.release_support import (
     OAI_PATH,
     changed_between,
@@ -88,7 +88,7 @@ def test_an_incremental_harvest_gets_exactly_what_a_release_changed_also_through
         stamp(data_dir)
         # A harvest between the stamp and the reload (the 08:26:37): its responseDate is the next `from`.
         last_run = response_date(oai_url)
-        time.sleep(1)
+        wait_past_second(last_run)
         reload(server.process, server.output, server.base_url)
         after = snapshot(oai_url)
 
