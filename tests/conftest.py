@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import socket
 import subprocess
@@ -10,9 +11,10 @@ import sys
 import threading
 import time
 import urllib.request
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -33,15 +35,112 @@ _SHARED_NEEDS = {
 }
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
+# What a test may need besides Python, svc and the data: one pytest marker each (registered in pyproject.toml).
+# `scripts/test --quick` leaves out the tests marked with any of them (docs/testing.md).
+RESOURCES = ("browser", "container", "nginx", "redis")
+# Fixtures that bring a resource: a test using one (directly or through another fixture) is marked with it.
+RESOURCE_FIXTURES = {"browser": "browser", "svc_image": "container", "redis": "redis", "redis_url": "redis"}
+# Programs that are a resource: a test that starts one without its marker fails (the marks stay honest).
+RESOURCE_PROGRAMS = {
+    "redis-server": "redis",
+    "nginx": "nginx",
+    "chromium": "browser",
+    "podman": "container",
+    "build-image": "container",
+}
+
+
+@dataclasses.dataclass
+class TestRun:
+    """What tells this run apart from any other on the host: names of images, containers, shared files."""
+
+    id: str = ""  # the same in every xdist worker of the run
+    worker: str = "main"  # this process: "main" without xdist, else gw0, gw1, ...
+
+    def name(self, what: str) -> str:
+        """A name unique to this run and this worker (a container's, a file's)."""
+        return f"svc-test-{self.id}-{self.worker}-{what}"
+
+    @property
+    def image_ref(self) -> str:
+        """The image this run builds and tests: its own tag, never the host-wide localhost/svc:latest."""
+        return f"localhost/svc-test:{self.id}"
+
+    @property
+    def shared_dir(self) -> Path:
+        """A directory the workers of this run share (its image build's lock and result)."""
+        path = Path(os.environ.get("TMPDIR") or "/tmp") / f"svc-test-run-{self.id}"
+        path.mkdir(exist_ok=True)
+        return path
+
+
+RUN = TestRun()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    worker_input: dict[str, Any] | None = getattr(config, "workerinput", None)
+    if worker_input is not None:  # an xdist worker: the controller's id
+        RUN.id, RUN.worker = worker_input["testrunuid"][:12], worker_input["workerid"]
+    else:
+        RUN.id = uuid.uuid4().hex[:12]
+        if getattr(config.option, "testrunuid", "") is None:  # xdist: its workers get the same id
+            config.option.testrunuid = RUN.id
+    sys.addaudithook(_audit)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with the resources its fixtures bring (its module's own marks come with it)."""
+    for item in items:
+        for fixture in getattr(item, "fixturenames", ()):  # the whole closure: fixtures of fixtures too
+            resource = RESOURCE_FIXTURES.get(fixture)
+            if resource is not None and item.get_closest_marker(resource) is None:
+                item.add_marker(resource)
+
+
+_started: set[str] = set()  # the resources the current test started
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event != "subprocess.Popen":
+        return
+    executable, argv = args[0], args[1]
+    argv = [argv] if isinstance(argv, (str, bytes, os.PathLike)) else list(argv)
+    program = os.path.basename(os.fsdecode(executable or argv[0]))
+    resource = RESOURCE_PROGRAMS.get(program)
+    if resource is None and any("playwright" in os.fsdecode(arg) for arg in argv):
+        resource = "browser"  # Playwright's driver, which starts Chromium
+    if resource is not None:
+        _started.add(resource)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     """Fail, saying what is missing, a test whose module uses ../shared when it is not there.
 
     Collection never touches ../shared, so the rest of the suite runs without it.
     """
-    source = Path(str(item.fspath)).read_text(encoding="utf-8")
+    _started.clear()
+    source = _source(str(item.fspath))
     for directory, names in _SHARED_NEEDS.items():
         if not directory.is_dir() and any(name in source for name in names):
             pytest.fail(f"this test needs {directory}, which is missing (check out ../shared beside the repository)")
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Fail a test that started a resource (its fixtures included) without the resource's marker."""
+    result = yield
+    unmarked = sorted(resource for resource in _started if item.get_closest_marker(resource) is None)
+    if unmarked:
+        marks = ", ".join(f"@pytest.mark.{resource}" for resource in unmarked)
+        pytest.fail(f"this test starts {', '.join(unmarked)} but is not marked {marks} (tests/conftest.py RESOURCES)")
+    return result
+
+
+@functools.cache
+def _source(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8")
 
 
 def free_port() -> int:

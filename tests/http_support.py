@@ -28,7 +28,7 @@ def _reply(response: http.client.HTTPResponse) -> Reply:
 def fetch(base_url: str, path: str, method: str = "GET", headers: dict[str, str] | None = None) -> Reply:
     """One request on a fresh connection; the body as it came off the wire (still compressed)."""
     parts = urlsplit(base_url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    connection = http.client.HTTPConnection(str(parts.hostname), parts.port, timeout=30)
     try:
         connection.request(method, path, headers=headers or {})
         return _reply(connection.getresponse())
@@ -43,7 +43,7 @@ def head_and_get(base_url: str, path: str, headers: dict[str, str] | None = None
     as the GET's status line and the GET would fail: the pair proves the HEAD had none.
     """
     parts = urlsplit(base_url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    connection = http.client.HTTPConnection(str(parts.hostname), parts.port, timeout=30)
     try:
         connection.request("HEAD", path, headers=headers or {})
         head = _reply(connection.getresponse())
