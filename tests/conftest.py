@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -88,6 +89,7 @@ def pytest_configure(config: pytest.Config) -> None:
     sys.addaudithook(_audit)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with the resources its fixtures bring (its module's own marks come with it)."""
     for item in items:
@@ -95,6 +97,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             resource = RESOURCE_FIXTURES.get(fixture)
             if resource is not None and item.get_closest_marker(resource) is None:
                 item.add_marker(resource)
+        if item.get_closest_marker("container") is not None:
+            # One worker runs the container tests (`--dist loadgroup`): podman is not asked two things at once.
+            item.add_marker(pytest.mark.xdist_group("container"))
 
 
 _started: set[str] = set()  # the resources the current test started
@@ -303,7 +308,19 @@ def install_catalog() -> Iterator:
 
 @pytest.fixture(scope="session")
 def svc_image() -> Image:
-    """The container image, built once per session with local bases (tests/image_support.py)."""
-    from tests.image_support import IMAGE_CACHE, build_image
+    """The container image, tagged for this run and built once for all its workers, with local bases
+    (tests/image_support.py); untagged when the run ends."""
+    from tests.image_support import IMAGE_CACHE, image_of_the_run
 
-    return build_image(IMAGE_CACHE)
+    return image_of_the_run(IMAGE_CACHE, RUN.image_ref, RUN.shared_dir)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The run's image tag, containers and shared directory go (by the controller, once every worker is done)."""
+    if hasattr(session.config, "workerinput") or not RUN.id:
+        return
+    shared = RUN.shared_dir
+    from tests.image_support import IMAGE_CACHE, remove_run_images_and_containers
+
+    remove_run_images_and_containers(IMAGE_CACHE, shared, f"svc-test-{RUN.id}-")
+    shutil.rmtree(shared, ignore_errors=True)
