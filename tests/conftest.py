@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
     from catalog.domain.model import Catalog
     from tests.image_support import Image
 
@@ -234,6 +236,53 @@ def stop_server(server: Server) -> str:
         server.process.kill()
         server.process.wait()
     return server.finish()
+
+
+# Debian's Chromium, as the browser tests drive it (Playwright).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+WITHDRAWN = "0A1F"  # a sample project without records, withdrawn for withdrawn_server
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Chromium, launched once per worker for every browser test; each test opens a context of its own."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def e2e_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The real corpus served to the browser tests: one per worker, read only, shared by their modules."""
+    site_root = tmp_path_factory.mktemp("site")
+    running = start_server(CORPUS_DIR, {"FRAMEWORK_SITE_ROOT": str(site_root), "SVC_WORKERS": "1"})
+    yield running
+    stop_server(running)
+
+
+@pytest.fixture(scope="session")
+def withdrawn_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The sample data, stamped, then one project removed and stamped again: its page answers 410."""
+    data_dir = tmp_path_factory.mktemp("withdrawn") / "data"
+    shutil.copytree(SAMPLE_DIR, data_dir)
+    assert run_svc("stamp", str(data_dir)).returncode == 0
+    next((data_dir / "projects").glob(f"{WITHDRAWN}_*.json")).unlink()
+    assert run_svc("stamp", str(data_dir)).returncode == 0
+    running = start_server(data_dir, {"FRAMEWORK_SITE_ROOT": str(tmp_path_factory.mktemp("site")), "SVC_WORKERS": "1"})
+    yield running
+    stop_server(running)
 
 
 @pytest.fixture(scope="session")
