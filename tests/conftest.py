@@ -99,7 +99,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             resource = RESOURCE_FIXTURES.get(fixture)
             if resource is not None and item.get_closest_marker(resource) is None:
                 item.add_marker(resource)
-        if item.get_closest_marker("container") is not None:
+        if item.get_closest_marker("container") is not None and config.pluginmanager.hasplugin("xdist"):
             # One worker runs the container tests (`--dist loadgroup`): podman is not asked two things at once.
             item.add_marker(pytest.mark.xdist_group("container"))
 
@@ -283,6 +283,36 @@ def withdrawn_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve
     running = start_server(data_dir, {"FRAMEWORK_SITE_ROOT": str(tmp_path_factory.mktemp("site")), "SVC_WORKERS": "1"})
     yield running
     stop_server(running)
+
+
+def once_per_run(name: str, make: Callable[[Path], None]) -> Path:
+    """The directory ``name`` of this run, made by ``make`` by the first worker that asks (the others wait for it)."""
+    import fcntl
+
+    made = RUN.shared_dir / name
+    with (RUN.shared_dir / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
+        if not made.is_dir():
+            partial = RUN.shared_dir / f"{name}.partial"
+            shutil.rmtree(partial, ignore_errors=True)
+            make(partial)
+            partial.rename(made)
+    return made
+
+
+@pytest.fixture(scope="session")
+def stamped_corpus() -> Path:
+    """A copy of the real corpus stamped once (`svc stamp --activate-in 0`) for the whole run: read it, never change it.
+
+    A test that changes its data stamps a copy of its own.
+    """
+
+    def stamp(data_dir: Path) -> None:
+        shutil.copytree(CORPUS_DIR, data_dir, ignore=shutil.ignore_patterns(".svc"))
+        result = run_svc("stamp", str(data_dir), "--activate-in", "0")
+        assert result.returncode == 0, result.stderr
+
+    return once_per_run("stamped-corpus", stamp)
 
 
 @pytest.fixture(scope="session")
