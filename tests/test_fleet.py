@@ -35,6 +35,8 @@ from tests.conftest import CORPUS_DIR
 CLIENTS = 6  # sequential harvesters loading the proxy, each from its own address
 
 pytestmark = [
+    pytest.mark.nginx,
+    pytest.mark.redis,
     pytest.mark.slow,  # three replicas of the real corpus, a replica killed and restarted, a release rolled
     pytest.mark.skipif(not Path(NGINX).exists(), reason="Debian's nginx is not installed"),
 ]

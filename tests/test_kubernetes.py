@@ -25,7 +25,7 @@ import pytest
 import yaml
 from lxml import etree
 
-from tests.conftest import CORPUS_DIR, PROJECT_ROOT
+from tests.conftest import CORPUS_DIR, PROJECT_ROOT, RUN
 from tests.image_support import IMAGE_CACHE, Image
 from tests.release_support import activation_of, edit_json, records_file, stamp
 
@@ -131,8 +131,8 @@ def test_a_new_data_release_rolls_the_deployment(tmp_path: Path):
 
 @pytest.fixture
 def data_image(svc_image: Image) -> Iterator[str]:
-    """The corpus as a data release image (deploy/kubernetes/data.Dockerfile), tagged as the local overlay names it."""
-    ref = "localhost/svc-data:local"
+    """The corpus as a data release image (deploy/kubernetes/data.Dockerfile), tagged for this run."""
+    ref = f"localhost/svc-test-data:{RUN.id}"
     svc_image.podman(
         "build", "--format", "docker", "--file", str(KUBERNETES / "data.Dockerfile"),
         "--build-arg", f"SVC_IMAGE={svc_image.ref}", "--tag", ref, str(CORPUS_DIR), timeout=600,
@@ -141,9 +141,27 @@ def data_image(svc_image: Image) -> Iterator[str]:
     svc_image.podman("rmi", "--force", ref, check=False)
 
 
-def test_the_base_plays_with_podman(svc_image: Image, data_image: str, rendered: dict[str, Path]):
-    local = rendered["overlays/local"]
-    pod_spec = documents(local.read_text())[("Deployment", "svc")]["spec"]["template"]["spec"]
+def played_overlay(directory: Path, svc_ref: str, data_ref: str) -> Path:
+    """The local overlay with this run's images and names (two test runs on a host never share a pod)."""
+    directory.mkdir()
+    images = [
+        {"name": name, "newName": ref.rpartition(":")[0], "newTag": ref.rpartition(":")[2]}
+        for name, ref in (("localhost/svc", svc_ref), ("localhost/svc-data", data_ref))
+    ]
+    kustomization = {
+        "resources": [os.path.relpath(KUBERNETES / "overlays" / "local", directory)],
+        "nameSuffix": f"-{RUN.id}",
+        "images": images,
+    }
+    (directory / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+    played = directory / "played.yaml"
+    played.write_text(render(directory))
+    return played
+
+
+def test_the_base_plays_with_podman(svc_image: Image, data_image: str, tmp_path: Path):
+    local = played_overlay(tmp_path / "played", svc_image.ref, data_image)
+    pod_spec = documents(local.read_text())[("Deployment", f"svc-{RUN.id}")]["spec"]["template"]["spec"]
     assert [c["image"] for c in pod_spec["initContainers"] + pod_spec["containers"]] == [data_image, svc_image.ref]
 
     svc_image.podman("kube", "down", str(local), check=False)

@@ -150,6 +150,7 @@ def test_replicas_share_the_limit_through_redis(redis_url):
             stop_server(replica)
 
 
+@pytest.mark.redis
 def test_an_unreachable_redis_admits_everyone_with_one_warning_per_interval(caplog: pytest.LogCaptureFixture):
     redis = Redis()
     try:

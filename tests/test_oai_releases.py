@@ -217,6 +217,7 @@ http {{
 """
 
 
+@pytest.mark.nginx
 @pytest.mark.skipif(not Path(NGINX).exists(), reason="Debian's nginx is not installed")
 def test_a_harvester_alternating_between_two_replicas_switching_one_after_the_other_misses_nothing(tmp_path: Path):
     staging = copy_corpus(tmp_path / "staging")
