@@ -19,6 +19,7 @@ import urllib.request
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
+import pytest
 from lxml import etree
 
 from bench.fleet import Redis
@@ -255,6 +256,7 @@ def test_a_record_dated_in_the_future_is_warned_about_and_served_with_the_releas
     assert max(datestamps(body)) <= response_date(body)
 
 
+@pytest.mark.redis
 def test_replicas_sharing_redis_stop_answering_from_a_release_the_fleet_has_left(tmp_path: Path):
     """A rollout that runs late: an old replica still in rotation after a newer release activated elsewhere."""
     redis = Redis()
