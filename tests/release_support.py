@@ -37,7 +37,7 @@ PREFIXES = ("oai_dc", "oai_datacite")
 
 # How far ahead a release is stamped when a running replica is to switch to it: it must load the release
 # before its activation time (docs/oai-pmh.md, rule 2), even on a busy machine.
-RELEASE_LEAD = 15
+RELEASE_LEAD = 40
 
 
 def stamp(data_dir: Path, activate_in: int = 0, *options: str) -> str:

@@ -312,7 +312,7 @@ def test_a_data_release_rolls_out_on_podman_and_a_harvest_goes_across_it(svc_ima
         # The next release: one record changed, stamped to activate after its image is built and rolled out.
         shutil.copytree(releases[0], releases[1])
         edit_json(records_file(releases[1], "0803"), lambda records: records[0].update(label={"en": "release 2"}))
-        activation = activation_of(stamp(releases[1], 90))
+        activation = activation_of(stamp(releases[1], 180))  # the image's build and the play, on a busy machine
         second = build_and_render(releases[1], "r2")
         pod = _play(svc_image, second, "--replace")
         address = _pod_address(svc_image, pod)
