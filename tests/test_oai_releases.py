@@ -70,6 +70,7 @@ def serve(data_dir: Path, **env: str) -> Server:
     return server
 
 
+@pytest.mark.slow  # a corpus stamped, served and harvested around a release: a minute under load
 def test_an_incremental_harvest_gets_exactly_what_a_release_changed_also_through_linked_entities(tmp_path: Path):
     data_dir = copy_corpus(tmp_path / "data")
     stamp(data_dir)
@@ -110,6 +111,7 @@ def test_an_incremental_harvest_gets_exactly_what_a_release_changed_also_through
         stop_server(server)
 
 
+@pytest.mark.slow  # a corpus stamped, served, reloaded and started again: a minute under load
 def test_a_mass_deletion_is_refused_at_reload_and_start_and_an_emptied_set_lists_its_deletions(tmp_path: Path):
     data_dir = copy_corpus(tmp_path / "data")
     stamp(data_dir)
@@ -150,6 +152,7 @@ def test_a_mass_deletion_is_refused_at_reload_and_start_and_an_emptied_set_lists
         stop_server(server)
 
 
+@pytest.mark.slow  # full harvests across two releases: a minute or more each
 @pytest.mark.parametrize("corpus", ["real", "generated"])
 def test_a_full_harvest_interrupted_by_two_releases_gets_every_item_once(corpus: str, tmp_path: Path):
     data_dir = tmp_path / "data"
