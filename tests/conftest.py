@@ -54,7 +54,7 @@ RESOURCE_PROGRAMS = {
 
 
 @dataclasses.dataclass
-class TestRun:
+class RunNames:
     """What tells this run apart from any other on the host: names of images, containers, shared files."""
 
     id: str = ""  # the same in every xdist worker of the run
@@ -77,7 +77,7 @@ class TestRun:
         return path
 
 
-RUN = TestRun()
+RUN = RunNames()
 
 
 def pytest_configure(config: pytest.Config) -> None:
