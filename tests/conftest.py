@@ -54,7 +54,7 @@ RESOURCE_PROGRAMS = {
 
 
 @dataclasses.dataclass
-class TestRun:
+class RunNames:
     """What tells this run apart from any other on the host: names of images, containers, shared files."""
 
     id: str = ""  # the same in every xdist worker of the run
@@ -77,7 +77,7 @@ class TestRun:
         return path
 
 
-RUN = TestRun()
+RUN = RunNames()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -91,7 +91,6 @@ def pytest_configure(config: pytest.Config) -> None:
     sys.addaudithook(_audit)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with the resources its fixtures bring (its module's own marks come with it)."""
     for item in items:
@@ -99,9 +98,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             resource = RESOURCE_FIXTURES.get(fixture)
             if resource is not None and item.get_closest_marker(resource) is None:
                 item.add_marker(resource)
-        if item.get_closest_marker("container") is not None and config.pluginmanager.hasplugin("xdist"):
-            # One worker runs the container tests (`--dist loadgroup`): podman is not asked two things at once.
-            item.add_marker(pytest.mark.xdist_group("container"))
 
 
 _started: set[str] = set()  # the resources the current test started

@@ -1,5 +1,8 @@
 """A release's OAI-PMH view is a fact of its ledger, whatever process serves it and whenever it started.
 
+Every test here starts real servers over the real corpus, and most wait for a release's activation time:
+the module is marked slow (left out by scripts/test --quick, kept in the suite).
+
 Real `svc serve` processes, stopped, restarted and started side by side, on
 the real corpus; harvested with Sickle over HTTP. Every response is compared
 byte for byte, but for what names the moment (responseDate, and the
@@ -39,6 +42,8 @@ from tests.release_support import (
 )
 
 EDITED = "0803"  # the project with most records
+
+pytestmark = pytest.mark.slow
 
 
 def serve(data_dir: Path, **env: str) -> Server:

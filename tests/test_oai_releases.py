@@ -66,6 +66,7 @@ def serve(data_dir: Path, **env: str) -> Server:
     return start_server(data_dir, {**HIGH_LIMITS_ENV, "SVC_WORKERS": "1", **env})
 
 
+@pytest.mark.slow  # a corpus stamped, served and harvested around a release: a minute under load
 def test_an_incremental_harvest_gets_exactly_what_a_release_changed_also_through_linked_entities(tmp_path: Path):
     data_dir = copy_corpus(tmp_path / "data")
     stamp(data_dir)
@@ -114,6 +115,7 @@ def refused_start(data_dir: Path) -> list[str]:
     return [line for line in refused.stderr.splitlines() if "start refused" in line]
 
 
+@pytest.mark.slow  # a corpus stamped, served, reloaded and started three times: minutes under load
 def test_a_mass_deletion_is_refused_until_its_release_is_accepted_then_every_start_serves_it(tmp_path: Path):
     data_dir = copy_corpus(tmp_path / "data")
     stamp(data_dir)
@@ -169,6 +171,7 @@ def test_a_mass_deletion_is_refused_until_its_release_is_accepted_then_every_sta
     assert len(lines) == 1 and "projects" in lines[0], lines
 
 
+@pytest.mark.slow  # full harvests across two releases: a minute or more each
 @pytest.mark.parametrize("corpus", ["real", "generated"])
 def test_a_full_harvest_interrupted_by_two_releases_gets_every_item_once(corpus: str, tmp_path: Path):
     data_dir = tmp_path / "data"

@@ -175,6 +175,7 @@ def test_more_than_50000_urls_become_a_sitemap_index(tmp_path):
 SHARDS = 8
 
 
+@pytest.mark.slow  # 3,200 pages rendered: a minute and a half of CPU in all
 @pytest.mark.parametrize("shard", range(SHARDS), ids=[f"shard{n}" for n in range(SHARDS)])
 @pytest.mark.parametrize("data_dir", [SAMPLE_DIR], ids=["sample"])
 def test_every_sitemap_url_is_a_page_and_links_its_json(data_dir, shard, install_catalog, static_assets):
