@@ -41,7 +41,7 @@ class FleetRelease:
             store.outage.failed(error)
             return None
         store.outage.answered()
-        return None if previous is None else int(previous)
+        return _activation(previous)
 
     def newest(self) -> int | None:
         """The release the fleet serves (None: none recorded, or Redis unreachable)."""
@@ -54,7 +54,15 @@ class FleetRelease:
             store.outage.failed(error)
             return None
         store.outage.answered()
+        return _activation(recorded)
+
+
+def _activation(recorded: bytes | None) -> int | None:
+    """An activation time read back from Redis; anything else under the key (another program's) is none."""
+    try:
         return None if recorded is None else int(recorded)
+    except ValueError:
+        return None
 
 
 def fleet_release(limits: Limits, cache_url: str | None) -> FleetRelease | None:

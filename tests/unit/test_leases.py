@@ -43,11 +43,15 @@ def leases_of(leases: FleetLeases, client: str) -> list[tuple[bytes, float]]:
 
 
 def wait_for_redis_clock(leases: FleetLeases, moment: float, deadline: float = 10) -> None:
-    """Until Redis's clock (the one leases and keys lapse on) is past ``moment``, in seconds."""
+    """Until Redis's clock (the one leases and keys lapse on) is past ``moment``, in seconds.
+
+    Past in whole milliseconds: Redis expires a key once its millisecond clock is beyond the expiry time, not
+    at it, so a clock a few microseconds past ``moment`` may still find the key there.
+    """
     end = time.monotonic() + deadline
     while True:
         seconds, microseconds = leases.store.client.time()
-        if seconds + microseconds / 1e6 > moment:
+        if seconds * 1000 + microseconds // 1000 > moment * 1000:
             return
         assert time.monotonic() < end, f"Redis's clock did not pass {moment} within {deadline} s"
         time.sleep(0.01)
