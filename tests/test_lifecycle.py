@@ -4,20 +4,28 @@ from __future__ import annotations
 
 import http.client
 import os
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
 from bench import reload_under_load
+from bench.run import activation_of
+from catalog.domain.ledger import TOKEN_KEY_PATH
 from catalog.domain.loader import load_catalog
 from svc_site.middleware import DATA_VERSION_HEADER
 from svc_site.server import gunicorn_options
-from tests.conftest import SAMPLE_DIR, SVC, free_port, start_server, stop_server
+from tests import release_support
+from tests.conftest import SAMPLE_DIR, SVC, Server, free_port, start_server, stop_server
+from tests.oai_support import HIGH_LIMITS_ENV, OAI_PATH, errors, parse_valid, token
 from tests.ops_support import worker_pids, write_data_set
 
 BIG_FILE_SIZE = 16 * 1024 * 1024  # far more than the socket buffers hold: the worker is still sending
@@ -310,3 +318,93 @@ def _wait_until_listening(port: int, process: subprocess.Popen) -> None:
         except OSError:
             time.sleep(0.01)
     raise AssertionError(f"svc serve did not listen (exit code {process.poll()})")
+
+
+# --- what a reload says ----------------------------------------------------------------------------------
+
+
+def _stamped_sample(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    shutil.copytree(SAMPLE_DIR, data)
+    release_support.stamp(data, 0)
+    return data
+
+
+def _warnings(output: str) -> list[str]:
+    return [line for line in output.splitlines() if " WARNING " in line]
+
+
+def _reload(server: Server) -> str:
+    """SIGHUP; once the new data is loaded, wait until the workers serving the old data are gone too."""
+    old = worker_pids(server.process.pid)
+    said = release_support.reload(server.process, server.output, server.base_url)
+    deadline = time.monotonic() + 60
+    while set(old) & set(worker_pids(server.process.pid)):
+        assert time.monotonic() < deadline, "the old workers did not stop within 60 s"
+        time.sleep(0.05)
+    return said
+
+
+def _oai(base_url: str, query: str) -> etree._Element:
+    with urllib.request.urlopen(f"{base_url}{OAI_PATH}?{query}", timeout=60) as response:
+        return parse_valid(response.read())
+
+
+def test_reloads_of_an_unchanged_release_log_info_only(tmp_path: Path):
+    """A release loaded late is said once, at the reload that loaded it; reloading it again changes nothing."""
+    data = _stamped_sample(tmp_path)
+    server = start_server(data, {"SVC_WORKERS": "1"})
+    try:
+        project = next((data / "projects").glob("*.json"))
+        release_support.edit_json(project, lambda value: {**value, "name": "An edited name"})
+        activation = activation_of(release_support.stamp(data, 0))
+        while time.time() < activation + 2:  # the release is active before this replica loads it: late
+            time.sleep(0.1)
+        said = _reload(server)
+        assert " INFO    catalog: reloaded data version " in said
+        (late,) = _warnings(server.output())
+        assert "after its activation time" in late and "--activate-in" in late
+        for _ in range(3):  # the same release, unchanged
+            said = _reload(server)
+            assert "reloaded data version" in said
+        assert _warnings(server.output()) == [late]
+    finally:
+        stop_server(server)
+
+
+def test_a_reload_that_loses_or_changes_the_token_key_says_so_in_one_warning(tmp_path: Path):
+    """Harvests in progress fail then (badResumptionToken): the operator must hear of it at the reload."""
+    data = _stamped_sample(tmp_path)
+    server = start_server(data, {"SVC_WORKERS": "1", **HIGH_LIMITS_ENV})
+    key = data / TOKEN_KEY_PATH
+    try:
+        first = token(_oai(server.base_url, "verb=ListIdentifiers&metadataPrefix=oai_dc"))
+        assert first is not None and first.text
+        key.unlink()
+        _reload(server)
+        (lost,) = _warnings(server.output())
+        assert f"{key} is missing or unreadable: every resumption token issued before this reload is refused" in lost
+        resumed = _oai(server.base_url, f"verb=ListIdentifiers&resumptionToken={first.text}")
+        assert errors(resumed) == ["badResumptionToken"]  # what the WARNING announced
+
+        key.write_text(secrets.token_hex(32) + "\n")
+        _reload(server)
+        (_, changed) = _warnings(server.output())
+        assert changed.partition(" WARNING ")[2] == lost.partition(" WARNING ")[2].replace(
+            "is missing or unreadable", "changed"
+        )
+        _reload(server)  # the same key: nothing to say
+        assert len(_warnings(server.output())) == 2
+    finally:
+        stop_server(server)
+
+
+def test_a_start_on_a_ledger_without_its_token_key_says_so(tmp_path: Path):
+    data = _stamped_sample(tmp_path)
+    (data / TOKEN_KEY_PATH).unlink()
+    server = start_server(data, {"SVC_WORKERS": "1"})
+    output = stop_server(server)
+    (warning,) = _warnings(output)
+    assert f"{data / TOKEN_KEY_PATH} is missing or unreadable: resumption tokens are signed with the data version" in (
+        warning
+    )
