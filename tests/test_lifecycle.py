@@ -248,6 +248,59 @@ def test_sigterm_answers_a_request_being_read_and_closes_idle_connections_quietl
     assert " ERROR " not in output and "Traceback" not in output, output
 
 
+QUEUED = 300  # connections the kernel accepted while the worker could not: more than a worker accepts at once (100)
+
+
+def test_sigterm_answers_every_connection_the_kernel_had_accepted(tmp_path: Path):
+    """A stop under load: connections waiting in the listener's queue are answered, never reset.
+
+    The worker is stopped (SIGSTOP) while the clients connect and send their requests, so that they all wait in
+    the kernel's accept queue; it is let go on once the master has told it to stop.
+    """
+    data = write_data_set(tmp_path / "data", ["0001"])
+    server = start_server(data, {"SVC_WORKERS": "1"})
+    (worker,) = worker_pids(server.process.pid)
+    clients = []
+    try:
+        os.kill(worker, signal.SIGSTOP)
+        try:
+            for _ in range(QUEUED):
+                client = _connect(server)
+                client.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                clients.append(client)
+            server.process.send_signal(signal.SIGTERM)
+            _wait_until_pending(worker, signal.SIGTERM)  # the master has closed its listener and told the worker
+        finally:
+            os.kill(worker, signal.SIGCONT)
+        answers = []
+        for client in clients:
+            try:
+                answers.append(_read_response(client).split(b"\r\n")[0])
+            except ConnectionResetError:
+                answers.append(b"reset")
+            client.close()
+        assert server.process.wait(timeout=60) == 0
+    finally:
+        output = stop_server(server)
+    assert answers == [b"HTTP/1.1 200 OK"] * QUEUED, f"{answers.count(b'reset')} of {QUEUED} reset"
+    assert " ERROR " not in output and "Traceback" not in output, output
+    # Once it stopped, nothing listens: a new client is refused, not accepted and then reset.
+    with pytest.raises(ConnectionRefusedError):
+        _connect(server)
+
+
+def _wait_until_pending(pid: int, signum: int, timeout: float = 30) -> None:
+    """Until ``signum`` waits to be delivered to process ``pid`` (stopped: it is delivered when it goes on)."""
+    end = time.monotonic() + timeout
+    while True:
+        status = Path(f"/proc/{pid}/status").read_text()
+        pending = [int(line.split()[1], 16) for line in status.splitlines() if line.startswith(("SigPnd:", "ShdPnd:"))]
+        if any(mask & (1 << (signum - 1)) for mask in pending):
+            return
+        assert time.monotonic() < end, f"signal {signum} not sent to {pid} within {timeout} s"
+        time.sleep(0.01)
+
+
 def _wait_until_server_read(client: socket.socket, timeout: float = 30) -> None:
     """Until the server's end of ``client``'s connection has nothing left to read (the kernel's receive queue)."""
 
