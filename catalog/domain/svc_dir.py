@@ -3,7 +3,7 @@
 A stamp takes an exclusive lock (``fcntl.flock`` on ``.svc/stamp.lock``)
 for as long as it or any of its reading processes lives; a second stamp of
 the same data directory is refused at once, naming the holder written in
-the file. Holding the lock, a stamp knows that no live stamp owns the
+the file (emptied again when the stamp ends). Holding the lock, a stamp knows that no live stamp owns the
 temporary files it finds (``.parts-*``, ``.snapshot-*``, ``.ledger-*.tmp``,
 …: what a stamp killed mid-way left behind) and removes them, so they
 neither pile up nor get copied to every replica.
@@ -54,7 +54,10 @@ def stamp_lock(data_dir: str | os.PathLike[str]) -> Iterator[None]:
         os.ftruncate(descriptor, 0)
         os.pwrite(descriptor, f"pid {os.getpid()} on {socket.gethostname()}, since {since}\n".encode(), 0)
         remove_leftovers(directory)
-        yield
+        try:
+            yield
+        finally:
+            os.ftruncate(descriptor, 0)  # no holder any more: the file stays, empty (unlinking it would race)
     finally:
         os.close(descriptor)
 
