@@ -9,7 +9,11 @@ without losing a request (RFC 9112 §9.6):
 - a connection between requests gets a last call of :data:`LAST_CALL_SECONDS`:
   a request that starts in it is answered (with ``Connection: close``), and a
   connection still silent after it is closed without a word. Clients that
-  reuse their connection at once are answered; idle ones do not hold the stop.
+  reuse their connection at once are answered; idle ones do not hold the stop;
+- connections the kernel has queued but no worker has taken yet are taken
+  and answered before the worker closes its copy of the listening socket (on
+  a stop the master first makes the socket refuse new ones,
+  :func:`svc_site.server.refuse_new_connections`), so none is reset.
 
 A connection the server closes after a request whose body it did not read
 (an upload refused on its headers, with ``Connection: close``) is closed in

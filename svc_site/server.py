@@ -78,11 +78,13 @@ _SO_ATTACH_FILTER = 26  # Linux
 def refuse_new_connections(listener: socket.socket) -> None:
     """Let a listening socket take no new connection, keeping those the kernel has already accepted (Linux).
 
-    A socket filter that drops everything makes the kernel ignore new SYNs (and
-    handshakes not yet complete); connections already in the accept queue are
-    not affected and can still be accepted. A client that connects meanwhile
-    sends its SYN again a second later and, the socket closed by then, is
-    refused: a connection that never was, which a proxy retries elsewhere.
+    A socket filter that drops everything makes the kernel ignore new SYNs;
+    connections already in the accept queue are not affected and can still be
+    accepted. A client that connects meanwhile sends its SYN again a second
+    later and, the socket closed by then, is refused: a connection that never
+    was, which a proxy retries elsewhere. (A handshake half done at this very
+    moment is not completed either, and its client, which believes it
+    connected, is reset when it sends its request.)
     """
     program = ctypes.create_string_buffer(_DROP_EVERYTHING, len(_DROP_EVERYTHING))
     fprog = struct.pack("HL", 1, ctypes.addressof(program))  # struct sock_fprog: length, then a pointer

@@ -1,7 +1,8 @@
 """`svc stamp <data_dir>`: bring the change ledger beside the data up to date (docs/change-ledger.md).
 
 Thin: the work is :func:`catalog.publishing.changes.stamp_release`, the merge and the file :mod:`catalog.domain.ledger`.
-Exit status: 0 stamped (or nothing to stamp), 2 the data (or its ledger) does not load; the ledger is then untouched.
+Exit status: 0 stamped (or nothing to stamp), 2 the data (or its ledger) does not load, another stamp of it runs or
+a reading process was killed; the ledger is then untouched.
 """
 
 from __future__ import annotations
