@@ -302,6 +302,7 @@ def start(catalog: Catalog) -> None:
     # answered from it meanwhile. Restarts of the same release, and first starts, are not.
     late_by = int(now) - activation if activation and previous is not None and previous < activation < now else 0
     application.update(lambda state: state.serving(catalog, late_by))
+    _say_token_key(None, catalog)
     if late_by:
         _say_late(activation, late_by, "the fleet served the release before it until this replica started")
     if activation > now:
@@ -477,6 +478,7 @@ def reload() -> bool:
     # The same release loaded again keeps what it had; a new one is late if this process answered after it.
     late_by = state().late_by if same_release else _lateness(_current, activation, int(loaded))
     counts = ", ".join(f"{count} {kind}" for kind, count in catalog.counts().items())
+    _say_token_key(_current, catalog)
     if late_by and not same_release:
         _say_late(activation, late_by, "this replica answered from the release before it until then")
     if activation > loaded:
@@ -513,6 +515,32 @@ def _say_late(activation: int, late_by: int, why: str) -> None:
         late_by,
         why,
     )
+
+
+def _say_token_key(before: Catalog | None, catalog: Catalog) -> None:
+    """One WARNING when resumption tokens stop working: the key they are signed with is missing, or it changed.
+
+    At a start (``before`` None): a ledger without its key, whose tokens then end with every release. At a
+    reload: the key the served release signed with is gone or another one, so every harvest in progress gets
+    badResumptionToken. A reload that leaves the key as it was says nothing.
+    """
+    key = catalog.ledger.token_key if catalog.ledger is not None else None
+    path = Path(catalog.data_dir) / ledger.TOKEN_KEY_PATH
+    if before is None:
+        if catalog.ledger is not None and key is None:
+            logger.warning(
+                "%s is missing or unreadable: resumption tokens are signed with the data version, so every harvest"
+                " in progress gets badResumptionToken at each new release; ship the key `svc stamp` made with the data",
+                path,
+            )
+        return
+    if key != (before.ledger.token_key if before.ledger is not None else None):
+        logger.warning(
+            "%s %s: every resumption token issued before this reload is refused (badResumptionToken), so"
+            " harvests in progress must start again; ship the same key with every release",
+            path,
+            "is missing or unreadable" if key is None else "changed",
+        )
 
 
 def _reload_refusal(current: Catalog | None, catalog: Catalog) -> str | None:

@@ -9,7 +9,11 @@ without losing a request (RFC 9112 §9.6):
 - a connection between requests gets a last call of :data:`LAST_CALL_SECONDS`:
   a request that starts in it is answered (with ``Connection: close``), and a
   connection still silent after it is closed without a word. Clients that
-  reuse their connection at once are answered; idle ones do not hold the stop.
+  reuse their connection at once are answered; idle ones do not hold the stop;
+- connections the kernel has queued but no worker has taken yet are taken
+  and answered before the worker closes its copy of the listening socket (on
+  a stop the master first makes the socket refuse new ones,
+  :func:`svc_site.server.refuse_new_connections`), so none is reset.
 
 A connection the server closes after a request whose body it did not read
 (an upload refused on its headers, with ``Connection: close``) is closed in
@@ -139,7 +143,8 @@ class GeventWorker(_GeventWorker):
             self.notify()
             self._stopping.wait(1.0)
         for server, _ in servers:
-            server.close()  # no new connections; the listening socket stays open in the master
+            _accept_queued(server, self.worker_connections)
+            server.close()  # no new connections; on a reload the listening socket stays open in the master
         deadline = time.monotonic() + self.cfg.graceful_timeout
         for server, pool in servers:
             while not pool.join(timeout=max(0.0, min(1.0, deadline - time.monotonic()))):
@@ -217,6 +222,22 @@ class GeventWorker(_GeventWorker):
         finally:
             del self._idle[current]
             idle.close()
+
+
+def _accept_queued(server: StreamServer, at_most: int) -> None:
+    """Take on the connections waiting in the listening socket's queue, before this worker closes its copy of it.
+
+    On a stop the master has made the socket refuse new connections
+    (:func:`svc_site.server.refuse_new_connections`): what waits in the queue
+    is all there will be, and the last worker to close the socket would
+    otherwise reset it. On a reload the new workers share the queue, and at
+    most ``at_most`` are taken here.
+    """
+    for _ in range(at_most):
+        accepted = server.do_read()  # None once the queue is empty
+        if accepted is None:
+            return
+        server.do_handle(*accepted)  # waits for a free place in the pool
 
 
 def _linger(client: Any, parser: Any) -> None:

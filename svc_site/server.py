@@ -9,6 +9,7 @@ import logging
 import os
 import re
 import socket
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -47,11 +48,48 @@ class GunicornServer(BaseApplication):
 
 
 class _Arbiter(Arbiter):
-    """gunicorn's master, forking each worker with stop signals held until the worker can take them."""
+    """gunicorn's master, forking each worker with stop signals held until the worker can take them.
+
+    A graceful stop (SIGTERM) first makes the listening sockets refuse new
+    connections (:func:`refuse_new_connections`), then closes them and stops
+    the workers as gunicorn does; each worker answers the connections still
+    in the kernel's queue before it closes its copy of the socket
+    (:meth:`svc_site.gevent_worker.GeventWorker.run`). Closed at once, the
+    socket's queue would be reset: clients that had connected and sent their
+    request would get a reset instead of an answer.
+    """
 
     def spawn_worker(self) -> int:
         with StopSignalsHeld():
             return super().spawn_worker()
+
+    def stop(self, graceful: bool = True) -> None:
+        if graceful:
+            for listener in self.LISTENERS:
+                refuse_new_connections(listener.sock)
+        super().stop(graceful)
+
+
+# A classic BPF program of one instruction, BPF_RET | BPF_K with 0: keep nothing of any packet.
+_DROP_EVERYTHING = struct.pack("HBBI", 0x06, 0, 0, 0)
+_SO_ATTACH_FILTER = 26  # Linux
+
+
+def refuse_new_connections(listener: socket.socket) -> None:
+    """Let a listening socket take no new connection, keeping those the kernel has already accepted (Linux).
+
+    A socket filter that drops everything makes the kernel ignore new SYNs;
+    connections already in the accept queue are not affected and can still be
+    accepted. A client that connects meanwhile sends its SYN again a second
+    later and, the socket closed by then, is refused: a connection that never
+    was, which a proxy retries elsewhere. (A handshake half done at this very
+    moment is not completed either, and its client, which believes it
+    connected, is reset when it sends its request.)
+    """
+    program = ctypes.create_string_buffer(_DROP_EVERYTHING, len(_DROP_EVERYTHING))
+    fprog = struct.pack("HL", 1, ctypes.addressof(program))  # struct sock_fprog: length, then a pointer
+    with contextlib.suppress(OSError):  # not Linux: the queue is lost as before
+        listener.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER, fprog)
 
 
 def without_head_bodies(app: Callable[..., Any]) -> Callable[..., Any]:

@@ -7,11 +7,14 @@ exactly those three changes, the deletions as ``status="deleted"``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import re
 import shutil
 import signal
+import socket
 import subprocess
 import time
 import urllib.error
@@ -29,6 +32,7 @@ from sickle import Sickle
 
 from catalog.domain.ledger import LEDGER_PATH, iter_entries
 from catalog.domain.loader import load_catalog
+from catalog.domain.snapshot import READER_NAME
 from catalog.publishing.datestamps import DateRange, format_datestamp
 from catalog.runtime import with_ledger
 from oaipmh.repository import Repository
@@ -309,6 +313,7 @@ def test_stamping_unchanged_data_changes_no_byte(stamped: Stamped) -> None:
         "ledger.tsv",
         "snapshot-catalog.bin",
         "snapshot.bin",
+        "stamp.lock",
         "token-key",
     ]
 
@@ -324,45 +329,32 @@ def test_a_dry_run_reports_and_writes_nothing(stamped: Stamped, tmp_path: Path) 
     assert (data_dir / LEDGER_PATH).read_bytes() == before
 
 
-@pytest.mark.slow
-def test_a_stamp_whose_reading_process_is_killed_exits_2_instead_of_waiting_for_ever(tmp_path: Path) -> None:
-    """The out-of-memory killer may end one of the processes that read the records: the stamp must not hang."""
-    data_dir = tmp_path / "data"
-    make_corpus(data_dir, 40_000)
-    stamp = subprocess.Popen(
+def _start_stamp(data_dir: Path) -> subprocess.Popen:
+    return subprocess.Popen(
         [SVC, "stamp", str(data_dir), "--activate-in", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    try:
-        deadline = time.monotonic() + 120
-        while (reader := _reader_of(stamp.pid, data_dir / "records")) is None:
-            assert stamp.poll() is None, "the stamp ended before any process was seen reading a records file"
-            assert time.monotonic() < deadline, "no process read a records file within 120 s"
-            time.sleep(0.01)
-        os.kill(reader, signal.SIGKILL)  # it has a records file open: its project is not done
-        _, stderr = stamp.communicate(timeout=120)
-    finally:
-        stamp.kill()
-    assert stamp.returncode == 2
-    assert "a process reading the records ended before it was done" in stderr and "ledger is unchanged" in stderr
-    assert "Traceback" not in stderr
-    assert not (data_dir / LEDGER_PATH).exists()
 
 
-def _reader_of(stamp_pid: int, records_dir: Path) -> int | None:
-    """A child of the stamp that has a file of ``records_dir`` open: one of the processes reading the records."""
+def _wait_for_readers(stamp: subprocess.Popen, records_dir: Path | None = None) -> list[int]:
+    """The stamp's reading processes once one is seen (with a file of ``records_dir`` open, if given)."""
+    deadline = time.monotonic() + 120
+    while True:
+        readers = _readers_of(stamp.pid)
+        if readers and (records_dir is None or any(_has_open(reader, records_dir) for reader in readers)):
+            return readers
+        assert stamp.poll() is None, "the stamp ended before a process was seen reading the records"
+        assert time.monotonic() < deadline, "no process read the records within 120 s"
+        time.sleep(0.01)
+
+
+def _readers_of(stamp_pid: int) -> list[int]:
+    """The stamp's reading processes: its children that bear the reader's name (/proc/<pid>/comm)."""
+    found = []
     for child in _children(stamp_pid):
-        try:
-            descriptors = list(Path(f"/proc/{child}/fd").iterdir())
-        except OSError:
-            continue  # ended meanwhile
-        for descriptor in descriptors:
-            try:
-                target = os.readlink(descriptor)
-            except OSError:
-                continue  # closed meanwhile
-            if target.startswith(f"{records_dir}/"):
-                return child
-    return None
+        with contextlib.suppress(OSError):  # ended meanwhile
+            if Path(f"/proc/{child}/comm").read_bytes().strip() == READER_NAME:
+                found.append(child)
+    return found
 
 
 def _children(pid: int) -> list[int]:
@@ -376,6 +368,102 @@ def _children(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             found.append(int(stat.parent.name))
     return found
+
+
+def _has_open(pid: int, directory: Path) -> bool:
+    """Whether process ``pid`` has a file of ``directory`` open."""
+    try:
+        descriptors = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False  # ended meanwhile
+    for descriptor in descriptors:
+        with contextlib.suppress(OSError):  # closed meanwhile
+            if os.readlink(descriptor).startswith(f"{directory}/"):
+                return True
+    return False
+
+
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended (gone, or a zombie its new parent has not reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("when", ["as soon as it runs", "with a records file open"])
+def test_a_stamp_whose_reading_process_is_killed_exits_2_with_one_line(tmp_path: Path, when: str) -> None:
+    """The out-of-memory killer may end one of the processes that read the records, at any moment of the stamp."""
+    data_dir = tmp_path / "data"
+    make_corpus(data_dir, 40_000)
+    stamp = _start_stamp(data_dir)
+    try:
+        readers = _wait_for_readers(stamp, data_dir / "records" if when == "with a records file open" else None)
+        os.kill(readers[0], signal.SIGKILL)
+        _, stderr = stamp.communicate(timeout=120)
+    finally:
+        stamp.kill()
+    assert stamp.returncode == 2
+    (line,) = stderr.splitlines()
+    assert line.startswith("svc stamp: a process reading the records ended before it was done, at project ")
+    assert line.endswith("; the ledger is unchanged")
+    assert not (data_dir / LEDGER_PATH).exists()
+
+
+@pytest.mark.slow  # a stamp of 40,000 records after the killed one: tens of seconds of CPU
+def test_a_killed_stamp_takes_its_readers_along_and_the_next_stamp_removes_what_it_left(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    make_corpus(data_dir, 40_000)
+    stamp = _start_stamp(data_dir)
+    try:
+        readers = _wait_for_readers(stamp, data_dir / "records")  # mid-way: part files and the snapshot begun
+    finally:
+        stamp.kill()
+        stamp.wait()
+    # The kernel ends them with the stamp, instead of letting them read on for seconds.
+    deadline = time.monotonic() + 5
+    while not all(_ended(reader) for reader in readers):
+        assert time.monotonic() < deadline, "the stamp's readers outlived it by 5 s"
+        time.sleep(0.01)
+    svc_dir = data_dir / LEDGER_PATH.parent
+    left = sorted(path.name for path in svc_dir.iterdir() if path.name.startswith("."))
+    assert any(name.startswith(".parts-") for name in left) and any(name.startswith(".snapshot-") for name in left)
+
+    result = run_svc("stamp", str(data_dir), "--activate-in", "0", timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert sorted(path.name for path in svc_dir.iterdir()) == [
+        "ledger.tsv",
+        "snapshot-catalog.bin",
+        "snapshot.bin",
+        "stamp.lock",
+        "token-key",
+    ]
+    (warning,) = [line for line in result.stdout.splitlines() if "WARNING" in line]  # log lines go to stdout
+    assert f"removed what a stamp that did not finish left in {svc_dir}: {', '.join(left)}" in warning
+
+
+@pytest.mark.slow
+def test_a_second_stamp_while_one_runs_exits_2_naming_the_first(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    make_corpus(data_dir, 40_000)
+    first = _start_stamp(data_dir)
+    try:
+        _wait_for_readers(first)  # it holds the lock: taken before any record is read
+        first.send_signal(signal.SIGSTOP)  # it cannot finish (nor let go of the lock) while the second one runs
+        try:
+            second = run_svc("stamp", str(data_dir), "--activate-in", "0")
+        finally:
+            first.send_signal(signal.SIGCONT)
+    finally:
+        first.kill()
+        first.wait()
+    assert second.returncode == 2
+    (line,) = second.stderr.splitlines()
+    holder = rf"pid {first.pid} on {re.escape(socket.gethostname())}, since \d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    expected = rf"svc stamp: another svc stamp is writing {re.escape(str(data_dir / '.svc'))} \({holder}\); "
+    assert re.fullmatch(expected + "the ledger is unchanged", line), line
+    assert second.stdout == ""
 
 
 @pytest.mark.slow

@@ -4,20 +4,28 @@ from __future__ import annotations
 
 import http.client
 import os
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
 from bench import reload_under_load
+from bench.run import activation_of
+from catalog.domain.ledger import TOKEN_KEY_PATH
 from catalog.domain.loader import load_catalog
 from svc_site.middleware import DATA_VERSION_HEADER
 from svc_site.server import gunicorn_options
-from tests.conftest import SAMPLE_DIR, SVC, free_port, start_server, stop_server
+from tests import release_support
+from tests.conftest import SAMPLE_DIR, SVC, Server, free_port, start_server, stop_server
+from tests.oai_support import HIGH_LIMITS_ENV, OAI_PATH, errors, parse_valid, token
 from tests.ops_support import worker_pids, write_data_set
 
 BIG_FILE_SIZE = 16 * 1024 * 1024  # far more than the socket buffers hold: the worker is still sending
@@ -242,6 +250,59 @@ def test_sigterm_answers_a_request_being_read_and_closes_idle_connections_quietl
     assert " ERROR " not in output and "Traceback" not in output, output
 
 
+QUEUED = 300  # connections the kernel accepted while the worker could not: more than a worker accepts at once (100)
+
+
+def test_sigterm_answers_every_connection_the_kernel_had_accepted(tmp_path: Path):
+    """A stop under load: connections waiting in the listener's queue are answered, never reset.
+
+    The worker is stopped (SIGSTOP) while the clients connect and send their requests, so that they all wait in
+    the kernel's accept queue; it is let go on once the master has told it to stop.
+    """
+    data = write_data_set(tmp_path / "data", ["0001"])
+    server = start_server(data, {"SVC_WORKERS": "1"})
+    (worker,) = worker_pids(server.process.pid)
+    clients = []
+    try:
+        os.kill(worker, signal.SIGSTOP)
+        try:
+            for _ in range(QUEUED):
+                client = _connect(server)
+                client.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                clients.append(client)
+            server.process.send_signal(signal.SIGTERM)
+            _wait_until_pending(worker, signal.SIGTERM)  # the master has closed its listener and told the worker
+        finally:
+            os.kill(worker, signal.SIGCONT)
+        answers = []
+        for client in clients:
+            try:
+                answers.append(_read_response(client).split(b"\r\n")[0])
+            except ConnectionResetError:
+                answers.append(b"reset")
+            client.close()
+        assert server.process.wait(timeout=60) == 0
+    finally:
+        output = stop_server(server)
+    assert answers == [b"HTTP/1.1 200 OK"] * QUEUED, f"{answers.count(b'reset')} of {QUEUED} reset"
+    assert " ERROR " not in output and "Traceback" not in output, output
+    # Once it stopped, nothing listens: a new client is refused, not accepted and then reset.
+    with pytest.raises(ConnectionRefusedError):
+        _connect(server)
+
+
+def _wait_until_pending(pid: int, signum: int, timeout: float = 30) -> None:
+    """Until ``signum`` waits to be delivered to process ``pid`` (stopped: it is delivered when it goes on)."""
+    end = time.monotonic() + timeout
+    while True:
+        status = Path(f"/proc/{pid}/status").read_text()
+        pending = [int(line.split()[1], 16) for line in status.splitlines() if line.startswith(("SigPnd:", "ShdPnd:"))]
+        if any(mask & (1 << (signum - 1)) for mask in pending):
+            return
+        assert time.monotonic() < end, f"signal {signum} not sent to {pid} within {timeout} s"
+        time.sleep(0.01)
+
+
 def _wait_until_server_read(client: socket.socket, timeout: float = 30) -> None:
     """Until the server's end of ``client``'s connection has nothing left to read (the kernel's receive queue)."""
 
@@ -313,3 +374,93 @@ def _wait_until_listening(port: int, process: subprocess.Popen) -> None:
         except OSError:
             time.sleep(0.01)
     raise AssertionError(f"svc serve did not listen (exit code {process.poll()})")
+
+
+# --- what a reload says ----------------------------------------------------------------------------------
+
+
+def _stamped_sample(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    shutil.copytree(SAMPLE_DIR, data)
+    release_support.stamp(data, 0)
+    return data
+
+
+def _warnings(output: str) -> list[str]:
+    return [line for line in output.splitlines() if " WARNING " in line]
+
+
+def _reload(server: Server) -> str:
+    """SIGHUP; once the new data is loaded, wait until the workers serving the old data are gone too."""
+    old = worker_pids(server.process.pid)
+    said = release_support.reload(server.process, server.output, server.base_url)
+    deadline = time.monotonic() + 60
+    while set(old) & set(worker_pids(server.process.pid)):
+        assert time.monotonic() < deadline, "the old workers did not stop within 60 s"
+        time.sleep(0.05)
+    return said
+
+
+def _oai(base_url: str, query: str) -> etree._Element:
+    with urllib.request.urlopen(f"{base_url}{OAI_PATH}?{query}", timeout=60) as response:
+        return parse_valid(response.read())
+
+
+def test_reloads_of_an_unchanged_release_log_info_only(tmp_path: Path):
+    """A release loaded late is said once, at the reload that loaded it; reloading it again changes nothing."""
+    data = _stamped_sample(tmp_path)
+    server = start_server(data, {"SVC_WORKERS": "1"})
+    try:
+        project = next((data / "projects").glob("*.json"))
+        release_support.edit_json(project, lambda value: {**value, "name": "An edited name"})
+        activation = activation_of(release_support.stamp(data, 0))
+        while time.time() < activation + 2:  # the release is active before this replica loads it: late
+            time.sleep(0.1)
+        said = _reload(server)
+        assert " INFO    catalog: reloaded data version " in said
+        (late,) = _warnings(server.output())
+        assert "after its activation time" in late and "--activate-in" in late
+        for _ in range(3):  # the same release, unchanged
+            said = _reload(server)
+            assert "reloaded data version" in said
+        assert _warnings(server.output()) == [late]
+    finally:
+        stop_server(server)
+
+
+def test_a_reload_that_loses_or_changes_the_token_key_says_so_in_one_warning(tmp_path: Path):
+    """Harvests in progress fail then (badResumptionToken): the operator must hear of it at the reload."""
+    data = _stamped_sample(tmp_path)
+    server = start_server(data, {"SVC_WORKERS": "1", **HIGH_LIMITS_ENV})
+    key = data / TOKEN_KEY_PATH
+    try:
+        first = token(_oai(server.base_url, "verb=ListIdentifiers&metadataPrefix=oai_dc"))
+        assert first is not None and first.text
+        key.unlink()
+        _reload(server)
+        (lost,) = _warnings(server.output())
+        assert f"{key} is missing or unreadable: every resumption token issued before this reload is refused" in lost
+        resumed = _oai(server.base_url, f"verb=ListIdentifiers&resumptionToken={first.text}")
+        assert errors(resumed) == ["badResumptionToken"]  # what the WARNING announced
+
+        key.write_text(secrets.token_hex(32) + "\n")
+        _reload(server)
+        (_, changed) = _warnings(server.output())
+        assert changed.partition(" WARNING ")[2] == lost.partition(" WARNING ")[2].replace(
+            "is missing or unreadable", "changed"
+        )
+        _reload(server)  # the same key: nothing to say
+        assert len(_warnings(server.output())) == 2
+    finally:
+        stop_server(server)
+
+
+def test_a_start_on_a_ledger_without_its_token_key_says_so(tmp_path: Path):
+    data = _stamped_sample(tmp_path)
+    (data / TOKEN_KEY_PATH).unlink()
+    server = start_server(data, {"SVC_WORKERS": "1"})
+    output = stop_server(server)
+    (warning,) = _warnings(output)
+    assert f"{data / TOKEN_KEY_PATH} is missing or unreadable: resumption tokens are signed with the data version" in (
+        warning
+    )

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
+import signal
+import socket
+import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -12,8 +17,8 @@ import pytest
 from bench.fleet import Redis
 from catalog.domain.loader import load_catalog
 from catalog.web.ratelimit import MAX_LOCAL_CLIENTS, RETRY_INTERVAL, WARN_INTERVAL, LocalStore, RedisStore, TokenBucket
-from tests.conftest import CORPUS_DIR, start_server, stop_server
-from tests.oai_support import OAI_PATH, config, parse_valid, request_in_flight
+from tests.conftest import CORPUS_DIR, SAMPLE_DIR, start_server, stop_server
+from tests.oai_support import HIGH_LIMITS_ENV, OAI_PATH, config, parse_valid, request_in_flight
 
 
 class Clock:
@@ -248,3 +253,106 @@ def test_a_client_with_twenty_requests_in_flight_is_throttled(default_limits_ser
         codes = list(pool.map(lambda _: status(url)[0], range(200)))
     assert codes.count(503) > 0 and codes.count(200) > 0
     assert set(codes) == {200, 503}
+
+
+# --- a Redis that stalls while a lease is being taken ---------------------------------------------
+
+
+class StallingRelay:
+    """A TCP relay between svc and a real redis-server that stops Redis (SIGSTOP) while one lease is being taken.
+
+    Once armed, the first time the lease script passes through on its way to
+    Redis, Redis is stopped before the bytes reach it — a latency spike (a
+    fork for BGSAVE, a failover) that begins just after the request was sent.
+    Redis is let go on again (SIGCONT) only once svc has given up on that
+    request and closed its connection: Redis then finds the request waiting
+    and runs it, as a stalled Redis does.
+    """
+
+    def __init__(self, redis: Redis, trigger: bytes) -> None:
+        self.redis, self.trigger = redis, trigger
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"redis://127.0.0.1:{self.listener.getsockname()[1]}/0"
+        self.armed = threading.Event()
+        self.resumed = threading.Event()  # Redis stalled on a lease, svc gave up on it, Redis runs again
+        self._stalled = False
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.redis.port))
+            threading.Thread(target=self._to_redis, args=(client, upstream), daemon=True).start()
+            threading.Thread(target=self._to_svc, args=(upstream, client), daemon=True).start()
+
+    def _to_redis(self, client: socket.socket, upstream: socket.socket) -> None:
+        stalled_here = False
+        with contextlib.suppress(OSError):
+            while chunk := client.recv(65536):
+                if self.trigger in chunk and self.armed.is_set():
+                    with self._lock:
+                        stalled_here, self._stalled = not self._stalled, True
+                    if stalled_here:
+                        assert self.redis.process is not None
+                        self.redis.process.send_signal(signal.SIGSTOP)
+                upstream.sendall(chunk)
+        # svc closed the connection (it gave up on the request, or it is done with it): Redis reads what was sent.
+        with contextlib.suppress(OSError):
+            upstream.shutdown(socket.SHUT_WR)
+        if stalled_here:
+            assert self.redis.process is not None
+            self.redis.process.send_signal(signal.SIGCONT)
+            self.resumed.set()
+
+    @staticmethod
+    def _to_svc(upstream: socket.socket, client: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while chunk := upstream.recv(65536):
+                client.sendall(chunk)
+        with contextlib.suppress(OSError):
+            client.close()
+        upstream.close()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.mark.redis
+def test_a_redis_stall_while_a_lease_is_taken_refuses_no_later_request_of_a_sequential_harvester():
+    """A lease svc gave up on (Redis did not answer in time) must not hold a place once Redis runs again.
+
+    With one request in flight allowed, a lease left behind would refuse every request of the harvester
+    (503, Retry-After: 1) until it lapsed, SVC_OAI_LEASE_SECONDS later.
+    """
+    from oaipmh.leases import _REDIS_TAKE
+
+    redis = Redis()
+    relay = StallingRelay(redis, hashlib.sha1(_REDIS_TAKE.encode()).hexdigest().encode())
+    env = {"SVC_CACHE_URL": relay.url, "SVC_OAI_MAX_CONCURRENT": "1", "SVC_WORKERS": "1", **HIGH_LIMITS_ENV}
+    server = start_server(SAMPLE_DIR, env)
+    try:
+        url = server.base_url + OAI_PATH + "?verb=ListIdentifiers&metadataPrefix=oai_dc"
+        assert [status(url)[0] for _ in range(3)] == [200] * 3  # the lease script is loaded in Redis by now
+        relay.armed.set()
+        during = []  # one request after the other, as a harvester makes them
+        deadline = time.monotonic() + 60
+        while not relay.resumed.is_set():
+            during.append(status(url))
+            assert time.monotonic() < deadline, "svc sent no lease to Redis within 60 s"
+        assert during and all(code == 200 for code, _ in during), during  # Redis's stall refuses no one
+        # Redis answers svc again (one INFO line says so) and ran the lease svc gave up on.
+        after = []
+        while "shared through Redis again" not in server.output():
+            after.append(status(url))
+            assert time.monotonic() < deadline, "svc did not find Redis again within 60 s"
+        after += [status(url) for _ in range(10)]
+        assert after == [(200, None)] * len(after)
+    finally:
+        output = stop_server(server)
+        relay.close()
+        redis.stop()
+    assert "Redis unreachable (Timeout reading from socket)" in output

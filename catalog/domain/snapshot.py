@@ -33,6 +33,8 @@ views on it.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import dataclasses
 import io
 import json
@@ -40,6 +42,7 @@ import logging
 import mmap
 import multiprocessing
 import os
+import signal
 import struct
 import tempfile
 import zlib
@@ -300,7 +303,7 @@ class SnapshotWriter:
         # An executor rather than a Pool: a process killed mid-project (out of memory) breaks it, where a Pool
         # would wait for that project for ever.
         self._pool = ProcessPoolExecutor(
-            self.PROCESSES, multiprocessing.get_context("fork"), initializer=_set_work, initargs=(work,)
+            self.PROCESSES, multiprocessing.get_context("fork"), initializer=_start_reader, initargs=(work, os.getpid())
         )
 
     def __enter__(self) -> SnapshotWriter:
@@ -329,7 +332,10 @@ class SnapshotWriter:
 
         def read(project: Project) -> Future[_Indexed]:
             task = (self.root, project.key, project.shortcode, paths[project.key], given(project), parts)
-            return self._pool.submit(_read_and_index, *task)
+            try:
+                return self._pool.submit(_read_and_index, *task)
+            except BrokenProcessPool:  # a process ended before this project's turn came
+                raise _lost(project) from None
 
         # Large projects are read first, the largest first, whatever their turn: read in its turn near the end, one
         # would keep a process busy long after the other has nothing left to do. Large: more than 1/LARGE_SHARE of
@@ -362,10 +368,7 @@ class SnapshotWriter:
         try:
             part, name, file_digest, facets, result = reading.result()
         except BrokenProcessPool:
-            raise ProcessLost(
-                f"a process reading the records ended before it was done, at project {project.shortcode} "
-                "or one near it (killed: out of memory?)"
-            ) from None
+            raise _lost(project) from None
         self.file_digests[name] = file_digest
         self.projects[project.key], table = self._copy_part(part)
         self.facets.append((project, table.shortcode, facets))
@@ -399,16 +402,40 @@ class SnapshotWriter:
         return WrittenSnapshot(f"{self.out.crc:08x}", data_version, index)
 
 
+def _lost(project: Project) -> ProcessLost:
+    return ProcessLost(
+        f"a process reading the records ended before it was done, at project {project.shortcode} "
+        "or one near it (killed: out of memory?)"
+    )
+
+
 # The part file a process wrote a project's sections to, the records file's name and digest, the project's
 # all-records facets and its work's result.
 _Indexed = tuple[Path, str, bytes, TableFacets, Any]
+# The name of a writer's reading process (/proc/<pid>/comm), and the prctl(2) options that set it up.
+READER_NAME = b"svc-stamp-read"
+_PR_SET_PDEATHSIG, _PR_SET_NAME = 1, 15
 # The work of this process, when it is one of a writer's (set as it starts).
 _process_work: RecordWork | None = None
 
 
-def _set_work(work: RecordWork) -> None:
+def _start_reader(work: RecordWork, parent: int) -> None:
+    """Set up one of a writer's processes: its work, its name, and its end with the process that forked it.
+
+    Killed with the stamp (``kill -9``, the out-of-memory killer), a reading
+    process would otherwise read on for seconds, holding the stamp's lock
+    and writing part files nobody will read. On Linux the kernel sends it
+    SIGKILL when its parent ends (``PR_SET_PDEATHSIG``), and names it
+    ``svc-stamp-read`` (``PR_SET_NAME``: ``ps`` and tests tell it apart).
+    """
     global _process_work
     _process_work = work
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the reader ends when its pipe closes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_NAME, READER_NAME, 0, 0, 0)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended before the request was made
+        os._exit(1)
 
 
 def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given: Any, parts: Path) -> _Indexed:

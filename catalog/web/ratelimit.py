@@ -34,6 +34,7 @@ _EPSILON = 1e-9
 MAX_LOCAL_CLIENTS = 100_000  # clients whose buckets one process keeps at most
 WARN_INTERVAL = 60.0  # s: at most one "Redis unreachable" WARNING per process in this time
 RETRY_INTERVAL = 1.0  # s: while Redis fails, requests are admitted without asking it for this long
+SOCKET_TIMEOUT = 1.0  # s: how long a request waits for Redis's answer before it gives up on it
 
 logger = logging.getLogger("oaipmh.ratelimit")  # the name operators know these lines by (docs/operations.md)
 
@@ -116,9 +117,13 @@ class RedisStore:
         import redis  # only deployments with a shared Redis need the client
 
         self.errors = redis.RedisError
-        self.client = redis.Redis.from_url(url, socket_timeout=1)
+        self.client = redis.Redis.from_url(url, socket_timeout=SOCKET_TIMEOUT)
         self._script = self.client.register_script(_REDIS_GCRA)
         self.outage = RedisOutage(clock)
+        # For the leases kept in this Redis (oaipmh.leases): how far Redis's clock is ahead of time.monotonic() at
+        # least (learned from its answers), and the leases (key, member) to give back at the next exchange.
+        self.clock_ahead: float | None = None
+        self.unreturned: list[tuple[str, str]] = []
 
     def take(self, client: str, interval: float, tolerance: float) -> float:
         if self.outage.resting():

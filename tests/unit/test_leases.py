@@ -160,12 +160,51 @@ def test_a_redis_that_hangs_costs_one_timeout_per_retry_interval_for_both_limits
         clock.now += 1.0  # the socket timeout
         raise redis.TimeoutError("Timeout reading from socket")
 
+    class HungPipeline:  # giving back the lease whose answer was lost hangs too
+        def zrem(self, *_arguments: object) -> None:
+            pass
+
+        def execute(self) -> str:
+            return hung()
+
     leases = FleetLeases(store, LONG)
     store._script = leases._take = hung
+    store.client.pipeline = lambda transaction: HungPipeline()  # type: ignore[method-assign,assignment]
+    store.clock_ahead = 0.0  # Redis's clock already learned: a request asks Redis once
     bucket = TokenBucket(store, rate=0.001, burst=1)
     for _ in range(10):
         assert leases.enter("harvester", 1) is not None
         assert bucket.take("harvester").allowed
     assert asked == [1000.0]  # once, not before RETRY_INTERVAL has passed since the timeout ended
     clock.now += RETRY_INTERVAL
-    assert leases.enter("harvester", 1) is not None and len(asked) == 2
+    assert leases.enter("harvester", 1) is not None and len(asked) == 2  # one call: the give-back, which hangs
+
+
+def test_a_take_that_reaches_redis_after_its_deadline_takes_nothing(redis: Redis):
+    """Redis stalled and ran the request once the worker had given up: no lease may outlive that."""
+    leases = worker(redis)
+    assert leases.enter("harvester", 1) is not None  # Redis's clock is learned
+    assert leases.store.clock_ahead is not None
+    leases.store.clock_ahead -= 10  # as if the request had waited 10 s in a stalled Redis
+    late = leases.enter("harvester", 2)
+    assert late is not None and late.member == ""  # admitted on the worker's own count, nothing held in Redis
+    assert len(leases_of(leases, "harvester")) == 1
+    again = leases.enter("harvester", 2)  # the answer brought Redis's clock: the next take is in time again
+    assert again is not None and again.member and len(leases_of(leases, "harvester")) == 2
+
+
+def test_leases_that_could_not_be_given_back_are_given_back_at_the_next_exchange(redis: Redis):
+    clock = Clock()
+    leases = worker(redis, clock=clock)
+    held = [leases.enter("harvester", 2) for _ in range(2)]
+    assert all(lease is not None and lease.member for lease in held)
+    leases.store.outage.failed(OSError("a request of another client timed out"))  # Redis rests for a second
+    for lease in held:
+        assert lease is not None
+        lease.release()  # not asked now: remembered
+    assert len(leases_of(leases, "harvester")) == 2
+    clock.now += RETRY_INTERVAL
+    fresh = leases.enter("harvester", 2)  # the next exchange gives them back first
+    assert fresh is not None and fresh.member
+    assert [member for member, _ in leases_of(leases, "harvester")] == [fresh.member.encode()]
+    assert leases.store.unreturned == []

@@ -1,11 +1,13 @@
 """`svc stamp <data_dir>`: bring the change ledger beside the data up to date (docs/change-ledger.md).
 
 Thin: the work is :func:`catalog.publishing.changes.stamp_release`, the merge and the file :mod:`catalog.domain.ledger`.
-Exit status: 0 stamped (or nothing to stamp), 2 the data (or its ledger) does not load; the ledger is then untouched.
+Exit status: 0 stamped (or nothing to stamp), 2 the data (or its ledger) does not load, another stamp of it runs or
+a reading process was killed; the ledger is then untouched.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,8 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from catalog.domain.ledger import accept_shrink as accept_shrink_of
 from catalog.domain.ledger import iso_time
+from catalog.domain.loader import DataDirError, check_data_dir
+from catalog.domain.svc_dir import SVC_DIR, StampBusy, stamp_lock
 from catalog.publishing.changes import StampRefused, stamp_release
 from catalog.publishing.oai_identifiers import site_url
 
@@ -63,15 +67,24 @@ class Command(BaseCommand):
         if activate_in < 0:
             self._refuse("--activate-in must be 0 or more seconds")
         try:
-            origin = site_url(settings.SVC.oai_base_url)
-            summary = stamp_release(data_dir, origin, int(time.time()), activate_in=activate_in, dry_run=dry_run)
-        except StampRefused as error:
+            check_data_dir(Path(data_dir))  # no directory: that error alone, before any lock is taken in it
+        except DataDirError as error:
             self._refuse(str(error))
+        # One stamp at a time (a dry run writes nothing): the lock is held until the stamp and its readers end.
+        try:
+            with contextlib.nullcontext() if dry_run else stamp_lock(data_dir):
+                origin = site_url(settings.SVC.oai_base_url)
+                summary = stamp_release(data_dir, origin, int(time.time()), activate_in=activate_in, dry_run=dry_run)
+                if accept_shrink and not dry_run:
+                    accept_shrink_of(data_dir, summary.activation)
+        except (StampRefused, StampBusy) as error:
+            self._refuse(str(error))
+        except OSError as error:  # .svc/ cannot be made or locked (a read-only data directory)
+            self._refuse(f"{Path(data_dir) / SVC_DIR}: {error.strerror or error}")
         prefix = "dry run: " if dry_run else ""
         activation = f"; served from {iso_time(summary.activation)}" if not summary.unchanged_release else ""
         accepted = ""
         if accept_shrink and not dry_run:
-            accept_shrink_of(data_dir, summary.activation)
             accepted = f"; withdrawals of the release of {iso_time(summary.activation)} accepted"
         self.stdout.write(f"{prefix}{summary}{activation}{accepted}")
 
