@@ -84,7 +84,7 @@ def svc_examples() -> list[tuple[str, str]]:
     for document in OPERATOR_DOCUMENTS:
         for code in code_texts(document):
             match = _SVC_COMMAND.fullmatch(code.split("  #")[0].split(" # ")[0].strip())
-            if match and match[1]:
+            if match and match[1] and not match[1].split()[0].endswith(":"):  # not an error line (`svc serve: …`)
                 examples.append((document.name, match[1]))
     return examples
 

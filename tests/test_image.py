@@ -192,7 +192,7 @@ def test_without_data_it_stops_at_once_naming_the_directory(svc_image: Image):
         logs = svc_image.podman("logs", name)
         assert exit_code != "0"
         assert (logs.stdout + logs.stderr).splitlines() == [
-            "CommandError: SVC_DATA_DIR: data directory '/data' does not exist or is not a directory"
+            "svc serve: SVC_DATA_DIR: data directory '/data' does not exist or is not a directory"
         ]
     finally:
         svc_image.podman("rm", "--force", name, check=False)
