@@ -152,6 +152,54 @@ def test_healthcheck_when_nothing_listens():
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+# -- svc healthcheck: what it probes (issue 39, point 11) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url", ["file:///etc/hostname", "data:,hello", "ftp://127.0.0.1/x", "http:///healthz", "localhost:8080/healthz"]
+)
+def test_healthcheck_probes_only_http_urls(url):
+    result = run_svc("healthcheck", "--url", url, "--timeout", "1")
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"svc healthcheck: error: argument --url: {url!r} is not an http:// or https:// URL with a host"
+    )
+
+
+def test_healthcheck_opens_no_ftp_connection():
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0)  # after the command has ended: a connection it made waits in the queue
+        result = run_svc("healthcheck", "--url", f"ftp://127.0.0.1:{listener.getsockname()[1]}/", "--timeout", "1")
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    assert result.returncode == 2
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf", "-inf", "1e999", "abc", ""])
+def test_healthcheck_timeout_is_a_number_of_seconds_above_zero(timeout):
+    result = run_svc("healthcheck", "--url", "http://127.0.0.1:9/healthz", f"--timeout={timeout}")
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"svc healthcheck: error: argument --timeout: {timeout!r} is not a number of seconds above 0"
+    )
+
+
+@pytest.mark.parametrize("listen_host", ["127.0.0.1", "0.0.0.0"])
+def test_healthcheck_probes_the_configured_port_by_default(corpus_server, listen_host):
+    """The image's HEALTHCHECK (`svc healthcheck`, no --url) follows FRAMEWORK_SITE_ADDR when an operator moves it."""
+    port = corpus_server.base_url.rpartition(":")[2]
+    result = run_svc("healthcheck", env={"FRAMEWORK_SITE_ADDR": f"{listen_host}:{port}"})
+    probed = "localhost" if listen_host == "0.0.0.0" else listen_host  # every address: the local one
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"healthy: http://{probed}:{port}/healthz\n", "")
+
+
+def test_healthcheck_default_url_is_the_seeds_when_unset():
+    result = run_svc("healthcheck", "--help", env={"FRAMEWORK_SITE_ADDR": ""})
+    assert "(default http://localhost:8080/healthz: " in " ".join(result.stdout.split())
+
+
 def test_healthz_is_empty_200(corpus_server):
     with urllib.request.urlopen(corpus_server.base_url + "/healthz") as response:
         assert response.status == 200 and response.read() == b""
