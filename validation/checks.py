@@ -29,6 +29,7 @@ from catalog.domain.loader import (
     RECORDS_SUFFIX,
     DataDirError,
     JsonText,
+    UnreadableDirectory,
     check_data_dir,
     entity_file_too_large,
     json_files,
@@ -242,8 +243,8 @@ class _Validation:
     def files(self, directory: str) -> list[Path]:
         try:
             return json_files(self.root / directory)
-        except OSError as error:
-            self.add(directory, "$", Check.FILE, f"cannot list the directory: {error.strerror or error}")
+        except UnreadableDirectory as error:
+            self.add(directory, "$", Check.FILE, f"cannot list the directory: {error.reason}")
             return []
 
     def read_text(self, path: Path) -> str | None:
