@@ -70,12 +70,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def command(name: str) -> BaseCommand:
-    """The management command behind `svc <name>`, as an operator meets it.
+    """The management command behind `svc <name>`, as an operator meets it: without Django's options in its help.
 
-    Without Django's options in its help, and without Django's system checks:
-    those check the project's own code and settings (the test suite runs them,
-    and `python manage.py <command>` still does), and would cost every command
-    half a second of CPU, every health probe of the image included.
+    (No command has `--skip-checks` either: none runs Django's system checks through the option that adds it.)
     """
     from django.core.management import get_commands, load_command_class
 
@@ -83,7 +80,6 @@ def command(name: str) -> BaseCommand:
     app = TOOL_COMMANDS.get(command_name) or get_commands()[command_name]
     loaded = load_command_class(str(app), command_name)
     loaded.suppressed_base_arguments = set(DJANGO_OPTIONS)
-    loaded.requires_system_checks = []  # no system checks, and so no --skip-checks option
     return loaded
 
 

@@ -35,6 +35,9 @@ def workers(value: str) -> int:
 
 
 class Command(BaseCommand):
+    # Django's system checks of the site it serves run in handle(): not through Django's option, which would
+    # offer an operator --skip-checks.
+    requires_system_checks = ()
     help = "Run the production web server (gunicorn) on FRAMEWORK_SITE_ADDR."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -46,6 +49,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, workers: int, **options: Any) -> None:
+        self.check()
         config = settings.SVC
         try:
             check_address_free(config.site_host, config.site_port)
