@@ -144,7 +144,17 @@ def test_healthcheck_when_nothing_listens():
 
 
 @pytest.mark.parametrize(
-    "url", ["file:///etc/hostname", "data:,hello", "ftp://127.0.0.1/x", "http:///healthz", "localhost:8080/healthz"]
+    "url",
+    [
+        "file:///etc/hostname",
+        "data:,hello",
+        "ftp://127.0.0.1/x",
+        "http:///healthz",
+        "localhost:8080/healthz",
+        "http://localhost:0/healthz",
+        "http://localhost:99999/healthz",
+        "http://localhost:port/healthz",
+    ],
 )
 def test_healthcheck_probes_only_http_urls(url):
     result = run_svc("healthcheck", "--url", url, "--timeout", "1")

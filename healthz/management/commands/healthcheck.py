@@ -29,10 +29,10 @@ def health_url(value: str) -> str:
     """--url: an http:// or https:// URL with a host; a file, data or FTP URL is a mistake, never probed."""
     parts = urlsplit(value)
     try:
-        parts.port  # noqa: B018 -- raises ValueError for a port that is not a number from 0 to 65535
-    except ValueError:
-        parts = parts._replace(scheme="")
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        has_port = parts.port != 0  # no port: the scheme's
+    except ValueError:  # a port that is not a number from 0 to 65535
+        has_port = False
+    if parts.scheme not in {"http", "https"} or not parts.hostname or not has_port:
         raise argparse.ArgumentTypeError(f"{value!r} is not an http:// or https:// URL with a host")
     return value
 
