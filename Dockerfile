@@ -43,6 +43,7 @@ ENV FRAMEWORK_ENV=PROD \
     PYTHONDONTWRITEBYTECODE=1
 USER 65534:65534
 EXPOSE 8080
+# GET /healthz on the port of FRAMEWORK_SITE_ADDR: `-e FRAMEWORK_SITE_ADDR=0.0.0.0:9090` moves the probe too.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 CMD ["/opt/svc/bin/svc", "healthcheck"]
 ENTRYPOINT ["/opt/svc/bin/svc"]
 CMD ["serve"]

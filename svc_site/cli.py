@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from catalog.domain.version import svc_version
+
+if TYPE_CHECKING:
+    from django.core.management.base import BaseCommand
 
 # `svc <subcommand>` → management command name, with its one-line summary.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -19,6 +23,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 # Commands of offline tools whose app the server does not install (command -> its package):
 # run straight from their command class, so that serving never loads them.
 TOOL_COMMANDS: dict[str, str] = {"check_api_usage": "apiusage"}
+
+# Django's options of every management command, meaningless to an operator: `svc <command> --help` hides them
+# (`python manage.py <command>` shows them, and both accept them).
+DJANGO_OPTIONS = frozenset({"--verbosity", "--settings", "--pythonpath", "--traceback", "--no-color", "--force-color"})
 
 HELP_FLAGS = frozenset({"-h", "--help", "help"})
 VERSION_FLAGS = frozenset({"-V", "--version"})
@@ -51,20 +59,28 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "svc_site.settings")
     import django
     from django.core.exceptions import ImproperlyConfigured
-    from django.core.management import execute_from_command_line, load_command_class
 
     try:
         django.setup()
     except ImproperlyConfigured as error:
         print(f"svc: configuration error: {error}", file=sys.stderr)
         return 2
-    command, _ = SUBCOMMANDS[args[0]]
-    argv = ["svc", command, *args[1:]]
-    if command in TOOL_COMMANDS:
-        load_command_class(TOOL_COMMANDS[command], command).run_from_argv(argv)
-    else:
-        execute_from_command_line(argv)
+    command(args[0]).run_from_argv(["svc", args[0], *args[1:]])
     return 0
+
+
+def command(name: str) -> BaseCommand:
+    """The management command behind `svc <name>`, as an operator meets it: without Django's options in its help.
+
+    (No command has `--skip-checks` either: none runs Django's system checks through the option that adds it.)
+    """
+    from django.core.management import get_commands, load_command_class
+
+    command_name = SUBCOMMANDS[name][0]
+    app = TOOL_COMMANDS.get(command_name) or get_commands()[command_name]
+    loaded = load_command_class(str(app), command_name)
+    loaded.suppressed_base_arguments = set(DJANGO_OPTIONS)
+    return loaded
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ as 10) or failing later in a request. An empty value counts as unset.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 import re
@@ -17,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, overload
 from urllib.parse import unquote, urlsplit
+
+from django.core.exceptions import ValidationError
+from django.core.validators import EmailValidator
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = "modules/svc/server/data"
@@ -103,6 +107,13 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _HOST_PATTERN = re.compile(r"\*|\.?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]")
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 _LOGGER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+# A host name or an IPv4 address to listen on (dot-separated labels; `_` for container and service names).
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?"
+_LISTEN_HOST = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
+# OAI-PMH 2.0's emailType (OAI-PMH.xsd), which adminEmail must match besides being an addr-spec.
+_OAI_EMAIL_TYPE = re.compile(r"\S+@(\S+\.)+\S+")
+# RFC 5322 addr-spec with a dotted domain: no `localhost` (Django's default allowlist), no URL.
+_ADDR_SPEC = EmailValidator(allowlist=[])
 
 
 def whole_number(value: str, minimum: int, maximum: int) -> int:
@@ -165,9 +176,12 @@ def parse_log_filter(value: str) -> LogFilter:
 
 
 def parse_site_addr(value: str) -> tuple[str, int]:
-    host, sep, port = value.rpartition(":")
-    host = host.strip("[]")
-    if not sep or not host or _CONTROL.search(host) or " " in host:
+    """``HOST:PORT``: a host name or IPv4 address, or an IPv6 address in brackets (``[::1]:8080``)."""
+    host, _, port = value.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+        ipaddress.IPv6Address(host)  # raises ValueError for anything else
+    elif not _LISTEN_HOST.fullmatch(host):
         raise ValueError(value)
     return host, whole_number(port, 1, 65535)
 
@@ -226,7 +240,17 @@ def _matching(pattern: str) -> Callable[[str], str]:
 
 # A domain name, as OAI identifiers and the oai-identifier description require.
 _domain = _matching(r"[a-zA-Z][a-zA-Z0-9\-]*(\.[a-zA-Z][a-zA-Z0-9\-]*)+")
-_email = _matching(r"[^\s@]+@([^\s@.]+\.)+[^\s@.]+")
+
+
+def _email(value: str) -> str:
+    """An e-mail address: an RFC 5322 addr-spec (Django's validator) that OAI-PMH's emailType also accepts."""
+    try:
+        _ADDR_SPEC(value)
+    except ValidationError:
+        raise ValueError(value) from None
+    if not _OAI_EMAIL_TYPE.fullmatch(value):
+        raise ValueError(value)
+    return value
 
 
 def _resource_attributes(value: str) -> str:
@@ -264,7 +288,11 @@ def _existing_directory(value: str) -> Path:
     """Relative to the project; it must exist: svc never creates a directory an operator named."""
     path = Path(_text(value))
     path = path if path.is_absolute() else PROJECT_ROOT / path
-    if not path.is_dir():
+    try:
+        is_dir = path.is_dir()
+    except OSError:  # a name too long, a loop of links, a directory on the way that cannot be searched
+        raise ValueError(value) from None
+    if not is_dir:
         raise ValueError(value)
     return path
 
@@ -357,7 +385,12 @@ def _load(environ_map: Mapping[str, str]) -> tuple[Config, _Reader]:
         "an http(s) URL with a host and a path, without query, fragment or user (OAI-PMH baseURL)",
     )
     site_root = read.value("FRAMEWORK_SITE_ROOT", None, _existing_directory, "an existing directory")
-    site_addr = read.value("FRAMEWORK_SITE_ADDR", ("0.0.0.0", 8080), parse_site_addr, "HOST:PORT, port 1 to 65535")
+    site_addr = read.value(
+        "FRAMEWORK_SITE_ADDR",
+        ("0.0.0.0", 8080),
+        parse_site_addr,
+        "HOST:PORT, HOST a host name, an IPv4 address or an [IPv6] address, PORT 1 to 65535",
+    )
 
     config = Config(
         log_filter=read.value(

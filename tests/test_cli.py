@@ -2,12 +2,14 @@
 
 import json
 import socket
+import subprocess
 import tomllib
 import urllib.request
 from importlib.metadata import version
 
 import pytest
 
+from svc_site.cli import SUBCOMMANDS
 from tests.conftest import CORPUS_DIR, PROJECT_ROOT, SAMPLE_DIR, free_port, run_svc, start_server, stop_server
 from tests.ops_support import write_data_set
 
@@ -57,8 +59,7 @@ def test_serve_with_a_site_root_it_cannot_write_stops_with_one_line():
     )
     assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
     assert result.stderr.splitlines()[-1] == (
-        f"CommandError: FRAMEWORK_SITE_ROOT {unwritable}: cannot build the static assets there "
-        "(No such file or directory)"
+        f"svc serve: FRAMEWORK_SITE_ROOT {unwritable}: cannot build the static assets there (No such file or directory)"
     )
 
 
@@ -67,8 +68,9 @@ def test_serve_without_data_dir_stops_with_one_line(tmp_path):
         "serve", env={"SVC_DATA_DIR": str(tmp_path / "missing"), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{free_port()}"}
     )
     assert result.returncode == 1
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "does not exist" in lines[0]
+    assert result.stderr.splitlines() == [
+        f"svc serve: SVC_DATA_DIR: data directory {str(tmp_path / 'missing')!r} does not exist or is not a directory"
+    ]
 
 
 def test_serve_on_a_busy_port_stops_with_one_line():
@@ -79,9 +81,43 @@ def test_serve_on_a_busy_port_stops_with_one_line():
         result = run_svc("serve", env={"SVC_DATA_DIR": str(SAMPLE_DIR), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}"})
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        f"CommandError: FRAMEWORK_SITE_ADDR 127.0.0.1:{port}: cannot listen there (Address already in use)"
+        f"svc serve: FRAMEWORK_SITE_ADDR 127.0.0.1:{port}: cannot listen there (Address already in use)"
     ]
     assert "gunicorn" not in result.stdout  # stopped before gunicorn started (and retried five times)
+
+
+# Django's own options of a management command: meaningless to an operator of `svc` (issue 39, point 12).
+DJANGO_OPTIONS = [
+    "--settings",
+    "--pythonpath",
+    "--traceback",
+    "--verbosity",
+    "--no-color",
+    "--force-color",
+    "--skip-checks",
+]
+
+
+@pytest.mark.parametrize("command", list(SUBCOMMANDS))
+def test_command_help_shows_only_the_commands_own_options(command):
+    result = run_svc(command, "--help")
+    assert result.returncode == 0 and result.stdout.startswith(f"usage: svc {command} [-h]")
+    assert [option for option in DJANGO_OPTIONS if option in result.stdout] == []
+
+
+@pytest.mark.parametrize("ignore_file", [".gitignore", ".dockerignore"])
+def test_what_svc_stamp_writes_beside_the_bundled_data_is_neither_committed_nor_built_in(ignore_file, tmp_path):
+    """`svc stamp modules/svc/server/data`, as the first `svc serve` suggests, writes .svc/ into the work tree.
+
+    Each file is read by git alone in an empty repository (`**/.svc` means the same to git and to podman).
+    """
+    (tmp_path / ".gitignore").write_text((PROJECT_ROOT / ignore_file).read_text())
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=30)
+    written = ["modules/svc/server/data/.svc/token-key", "modules/svc/server/data/.svc/snapshot.bin"]
+    result = subprocess.run(
+        ["git", "check-ignore", "--no-index", *written], cwd=tmp_path, capture_output=True, text=True, timeout=30
+    )
+    assert (result.returncode, result.stdout.splitlines()) == (0, written), result.stderr
 
 
 def test_healthcheck_against_a_running_server(corpus_server):
@@ -102,6 +138,64 @@ def test_healthcheck_when_nothing_listens():
     result = run_svc("healthcheck", "--url", "http://127.0.0.1:9/healthz", "--timeout", "1")
     assert result.returncode == 1
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# -- svc healthcheck: what it probes (issue 39, point 11) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/hostname",
+        "data:,hello",
+        "ftp://127.0.0.1/x",
+        "http:///healthz",
+        "localhost:8080/healthz",
+        "http://localhost:0/healthz",
+        "http://localhost:99999/healthz",
+        "http://localhost:port/healthz",
+    ],
+)
+def test_healthcheck_probes_only_http_urls(url):
+    result = run_svc("healthcheck", "--url", url, "--timeout", "1")
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"svc healthcheck: error: argument --url: {url!r} is not an http:// or https:// URL with a host"
+    )
+
+
+def test_healthcheck_opens_no_ftp_connection():
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0)  # after the command has ended: a connection it made waits in the queue
+        result = run_svc("healthcheck", "--url", f"ftp://127.0.0.1:{listener.getsockname()[1]}/", "--timeout", "1")
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    assert result.returncode == 2
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf", "-inf", "1e999", "abc", ""])
+def test_healthcheck_timeout_is_a_number_of_seconds_above_zero(timeout):
+    result = run_svc("healthcheck", "--url", "http://127.0.0.1:9/healthz", f"--timeout={timeout}")
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"svc healthcheck: error: argument --timeout: {timeout!r} is not a number of seconds above 0"
+    )
+
+
+@pytest.mark.parametrize("listen_host", ["127.0.0.1", "0.0.0.0"])
+def test_healthcheck_probes_the_configured_port_by_default(corpus_server, listen_host):
+    """The image's HEALTHCHECK (`svc healthcheck`, no --url) follows FRAMEWORK_SITE_ADDR when an operator moves it."""
+    port = corpus_server.base_url.rpartition(":")[2]
+    result = run_svc("healthcheck", env={"FRAMEWORK_SITE_ADDR": f"{listen_host}:{port}"})
+    probed = "localhost" if listen_host == "0.0.0.0" else listen_host  # every address: the local one
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"healthy: http://{probed}:{port}/healthz\n", "")
+
+
+def test_healthcheck_default_url_is_the_seeds_when_unset():
+    result = run_svc("healthcheck", "--help", env={"FRAMEWORK_SITE_ADDR": ""})
+    assert "(default http://localhost:8080/healthz: " in " ".join(result.stdout.split())
 
 
 def test_healthz_is_empty_200(corpus_server):
@@ -134,7 +228,9 @@ def test_serve_refuses_a_directory_without_entity_files(tmp_path, shape):
     result = run_svc("serve", env={"SVC_DATA_DIR": str(directory), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{free_port()}"})
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and f"data directory {str(directory)!r} holds no entity files" in lines[0], lines
+    assert len(lines) == 1 and lines[0].startswith(
+        f"svc serve: SVC_DATA_DIR: data directory {str(directory)!r} holds no"
+    )
     if shape == "parent of the data":
         assert f"its subdirectory 'dsp' looks like the data directory ({str(directory / 'dsp')!r})" in lines[0]
     else:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from svc_site.config import PROJECT_ROOT, ConfigError, load_config, parse_log_filter, variable_defaults
-from tests.conftest import run_svc
+from tests.conftest import free_port, run_svc
 
 SAMPLE_DATA = PROJECT_ROOT / "modules/svc/server/data"
 # Values that are no number at all: django-environ's float cast once read `abc1` as 1 and `10/min` as 10.
@@ -34,13 +34,37 @@ OWN_BAD_VALUES: dict[str, list[str]] = {
     "RUST_LOG": ["catalog=loud", "info,,catalog=debug", ",", "cat alog=debug", "verbose"],
     "SVC_ANALYTICS_SITE_ID": ["<script>", "a b", "id;x"],
     "SVC_OAI_BASE_URL": ["https://h.example", "https://h.example/"],
-    "SVC_OAI_ADMIN_EMAIL": ["info", "info@localhost", "a b@c.d", "a@@b.c"],
+    "SVC_OAI_ADMIN_EMAIL": [
+        "info",
+        "info@localhost",
+        "a b@c.d",
+        "a@@b.c",
+        "http://u@h.example/p",
+        "u@h.example/p",
+        "<u@h.example>",
+        "u@h..example",
+        '"a\\ b"@h.example',
+    ],
     "SVC_OAI_REPOSITORY_IDENTIFIER": ["dasch", "dasch swiss.ch", "1dasch.swiss"],
     "SVC_CACHE_URL": ["memcached://x", "redis://", "redis://h:notaport/0", "unix://", "h:6379"],
     "SVC_ALLOWED_HOSTS": [",", "a.example,", "a.example,,b.example", "a b", "h.example/path", "https://h.example"],
     "OTEL_RESOURCE_ATTRIBUTES": ["novalue", "=x", "a=1,,b=2", ","],
-    "FRAMEWORK_SITE_ADDR": ["8080", ":8080", "h:0", "h:65536", "h:80x", "h:-1", "h:"],
-    "FRAMEWORK_SITE_ROOT": ["/nonexistent/svc-site-root", "no-such-dir-in-the-project"],
+    "FRAMEWORK_SITE_ADDR": [
+        "8080",
+        ":8080",
+        "h:0",
+        "h:65536",
+        "h:80x",
+        "h:-1",
+        "h:",
+        "1:2:3",
+        "::1:8080",
+        "[h.example]:8080",
+        "[::1:8080",
+        "h/x:8080",
+        "h..example:8080",
+    ],
+    "FRAMEWORK_SITE_ROOT": ["/nonexistent/svc-site-root", "no-such-dir-in-the-project", "a" * 400, "/" + "a/" * 3000],
     "FRAMEWORK_SITE_PKG_DIR": ["../up", "a/../b", "a b", "a\\b"],
     "FRAMEWORK_OUTPUT_NAME": ["a/b", "..", ".", "a b"],
     "FRAMEWORK_ENV": ["STAGING", "production"],
@@ -194,6 +218,43 @@ def test_a_bad_value_stops_the_cli_with_exit_2_and_one_line(name: str, value: st
     assert result.stderr.splitlines() == [
         f"svc: configuration error: {name}: {value!r} is not allowed; expected " + configuration_table()[name][1]
     ]
+
+
+# Issue 39, point 18: values that once passed the check (or gave a traceback) and failed later, if at all.
+SLIPPED_THROUGH = [
+    ("FRAMEWORK_SITE_ROOT", "a" * 400),  # File name too long: a traceback and exit 1
+    ("SVC_OAI_ADMIN_EMAIL", "http://u@h.example/p"),  # taken for an e-mail address in Identify
+    ("FRAMEWORK_SITE_ADDR", "1:2:3"),  # only `svc serve` refused it, with exit 1
+]
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, ("healthcheck",)])
+@pytest.mark.parametrize(("name", "value"), SLIPPED_THROUGH)
+def test_values_that_slipped_through_stop_every_command(name: str, value: str, command: tuple[str, ...]):
+    # Should one be served after all, then on a free port, not the default one.
+    address = {} if name == "FRAMEWORK_SITE_ADDR" else {"FRAMEWORK_SITE_ADDR": f"127.0.0.1:{free_port()}"}
+    result = run_svc(*command, env={name: value, **address}, timeout=30)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [
+        f"svc: configuration error: {name}: {value!r} is not allowed; expected " + configuration_table()[name][1]
+    ]
+
+
+def test_listen_addresses_that_are_allowed():
+    for value, expected in [
+        ("0.0.0.0:8080", ("0.0.0.0", 8080)),
+        ("localhost:1", ("localhost", 1)),
+        ("svc-replica_1.internal:65535", ("svc-replica_1.internal", 65535)),
+        ("[::]:8080", ("::", 8080)),
+        ("[fe80::1%eth0]:8080", ("fe80::1%eth0", 8080)),
+    ]:
+        config, _ = load_config({"FRAMEWORK_SITE_ADDR": value})
+        assert (config.site_host, config.site_port) == expected, value
+
+
+def test_admin_emails_that_are_allowed():
+    for value in ["info@dasch.swiss", "first.last+oai@sub.example.org", "o'brien@h.example", "u@xn--bcher-kva.example"]:
+        assert load_config({"SVC_OAI_ADMIN_EMAIL": value})[0].oai_admin_email == value
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -84,7 +84,7 @@ def svc_examples() -> list[tuple[str, str]]:
     for document in OPERATOR_DOCUMENTS:
         for code in code_texts(document):
             match = _SVC_COMMAND.fullmatch(code.split("  #")[0].split(" # ")[0].strip())
-            if match and match[1]:
+            if match and match[1] and not match[1].split()[0].endswith(":"):  # not an error line (`svc serve: …`)
                 examples.append((document.name, match[1]))
     return examples
 
@@ -95,8 +95,10 @@ def example_arguments(synopsis: str) -> list[str]:
     for token in shlex.split(synopsis.replace("[", " ").replace("]", " ")):
         if re.fullmatch(r"<[^>]+>…?", token):
             arguments.append("placeholder")
+        elif token == "URL" and arguments and arguments[-1].startswith("--"):
+            arguments.append("http://localhost:8080/healthz")  # an option that takes only http(s) URLs
         elif re.fullmatch(r"[A-Z]+", token) and arguments and arguments[-1].startswith("--"):
-            arguments.append("1")  # N, S, URL, DIR: a value every option type reads
+            arguments.append("1")  # N, S, DIR: a value every other option type reads
         else:
             arguments.append(token)
     return arguments

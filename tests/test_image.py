@@ -113,6 +113,26 @@ def test_image_healthcheck_passes(corpus_container: Container):
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+def test_image_healthcheck_follows_a_moved_port(svc_image: Image, tmp_path: Path):
+    """An operator who moves the port with FRAMEWORK_SITE_ADDR moves the image's own probe with it (issue 39)."""
+    data = readable_by_all(write_data_set(tmp_path / "data", ["0001"]))
+    name = RUN.name("moved-port")
+    svc_image.podman("rm", "--force", "--time", "0", name, check=False)
+    svc_image.podman(
+        "run", "--detach", "--name", name, "--read-only", "--read-only-tmpfs=false",
+        "--env", "FRAMEWORK_SITE_ADDR=0.0.0.0:9090", "--volume", f"{data}:/data:ro", svc_image.ref,
+    )  # fmt: skip
+    try:
+        end = time.monotonic() + 120
+        check = svc_image.podman("healthcheck", "run", name, check=False)
+        while check.returncode != 0 and time.monotonic() < end:  # the catalogue loads before the port opens
+            time.sleep(0.5)
+            check = svc_image.podman("healthcheck", "run", name, check=False)
+        assert check.returncode == 0, check.stdout + check.stderr + svc_image.podman("logs", name).stdout
+    finally:
+        svc_image.podman("rm", "--force", "--time", "0", name, check=False)
+
+
 def test_the_compose_service_serves_and_passes_its_probe_in_the_image(svc_image: Image, tmp_path: Path):
     """deploy/compose.yaml's svc service as podman runs it: its data mount, its environment, its probe.
 
@@ -192,7 +212,7 @@ def test_without_data_it_stops_at_once_naming_the_directory(svc_image: Image):
         logs = svc_image.podman("logs", name)
         assert exit_code != "0"
         assert (logs.stdout + logs.stderr).splitlines() == [
-            "CommandError: SVC_DATA_DIR: data directory '/data' does not exist or is not a directory"
+            "svc serve: SVC_DATA_DIR: data directory '/data' does not exist or is not a directory"
         ]
     finally:
         svc_image.podman("rm", "--force", name, check=False)

@@ -26,5 +26,5 @@ def test_invalid_values_name_the_variable(name, value):
 
 
 def test_other_valid_values():
-    config, _ = load_config({"SVC_OAI_REPOSITORY_IDENTIFIER": "repo.example-1.org", "SVC_OAI_ADMIN_EMAIL": "a@b.c"})
+    config, _ = load_config({"SVC_OAI_REPOSITORY_IDENTIFIER": "repo.example-1.org", "SVC_OAI_ADMIN_EMAIL": "a@b.cd"})
     assert config.oai_repository_identifier == "repo.example-1.org"

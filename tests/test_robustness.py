@@ -13,14 +13,26 @@ import re
 import shutil
 import signal
 import socket
+import subprocess
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import CORPUS_DIR, run_svc, start_server, stop_server
+from tests.conftest import (
+    CORPUS_DIR,
+    SAMPLE_DIR,
+    SVC,
+    Server,
+    free_port,
+    run_svc,
+    start_server,
+    stop_server,
+    wait_for,
+)
 from tests.oai_support import parse_valid
 
 OAI = "/dpe/oai"
@@ -319,3 +331,83 @@ def test_a_forged_token_is_a_bad_resumption_token_over_http(strict_server):
     forged = tokens.encode(state, key)
     status, body, _ = fetch(strict_server.base_url + OAI + f"?verb=ListRecords&resumptionToken={forged}")
     assert status == 200 and error_codes(body) == ["badResumptionToken"]
+
+
+# --- issue 39, point 7: a type directory svc may not read -------------------------------------------------------------
+
+# Root reads every directory (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): as root, svc runs without those two
+# capabilities, as any other user (the image's 65534) would. Not as another user: the interpreter of the .venv may
+# lie where only root may go (/root/.pyenv).
+WITHOUT_DAC = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
+needs_setpriv = pytest.mark.skipif(
+    bool(WITHOUT_DAC) and shutil.which("setpriv") is None, reason="as root, this needs setpriv (util-linux)"
+)
+
+
+@pytest.fixture
+def unreadable_organizations(tmp_path: Path) -> Iterator[Path]:
+    """The bundled sample data, its organizations/ directory made unreadable (mode 000) by the test."""
+    data = tmp_path / "data"
+    shutil.copytree(SAMPLE_DIR, data)
+    yield data
+    (data / "organizations").chmod(0o755)
+
+
+@needs_setpriv
+def test_start_on_an_unreadable_type_directory_is_refused_with_one_line(unreadable_organizations: Path):
+    data = unreadable_organizations
+    (data / "organizations").chmod(0o000)
+    env = {**os.environ, "SVC_DATA_DIR": str(data), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{free_port()}"}
+    result = subprocess.run([*WITHOUT_DAC, SVC, "serve"], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stdout and " ERROR " not in result.stdout, result.stdout  # the unstamped data's
+    assert result.stderr.splitlines() == [  # snapshot WARNING aside, one line
+        f"svc serve: SVC_DATA_DIR: type directory {str(data / 'organizations')!r} cannot be read (Permission denied)"
+    ]
+
+
+@needs_setpriv
+def test_validate_names_an_unreadable_type_directory(unreadable_organizations: Path):
+    data = unreadable_organizations
+    (data / "organizations").chmod(0o000)
+    result = subprocess.run(
+        [*WITHOUT_DAC, SVC, "validate", str(data), "--format", "json"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert [finding for finding in report["findings"] if finding["check"] == "file"] == [
+        {
+            "file": "organizations",
+            "path": "$",
+            "check": "file",
+            "message": "cannot list the directory: Permission denied",
+        }
+    ]
+    assert report["counts"]["organizations"] == 0
+
+
+@needs_setpriv
+def test_reload_on_an_unreadable_type_directory_is_refused_with_one_line(unreadable_organizations: Path):
+    data = unreadable_organizations
+    port = free_port()
+    env = {**os.environ, "SVC_DATA_DIR": str(data), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}"}
+    process = subprocess.Popen(
+        [*WITHOUT_DAC, SVC, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    server = Server(process, f"http://127.0.0.1:{port}")
+    try:
+        wait_for(server.base_url + "/healthz", process, output=server.finish)
+        version = fetch(server.base_url + "/organizations")[2]["X-Data-Version"]
+        (data / "organizations").chmod(0o000)
+        process.send_signal(signal.SIGHUP)
+        server.wait_for_output("reload refused")
+        status, _, headers = fetch(server.base_url + "/organizations")
+        assert status == 200 and headers["X-Data-Version"] == version
+    finally:
+        output = stop_server(server)
+    refusals = [line for line in output.splitlines() if "reload" in line and " ERROR " in line]
+    assert [line.partition(" ERROR ")[2].strip() for line in refusals] == [
+        f"catalog: reload refused: type directory {str(data / 'organizations')!r} cannot be read (Permission denied);"
+        f" still serving data version {version}"
+    ], output
+    assert "Traceback" not in output, output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CORPUS_DIR, SVC, run_svc
+from tests.conftest import CORPUS_DIR, SAMPLE_DIR, SVC, run_svc, start_server, stop_server
 from tests.validation_data import PERIOD_ID, PROJECT_FILE, RECORDS_FILE, SHORTCODE, record, valid_files, write_data_dir
 
 Files = dict[str, Any]
@@ -504,3 +505,35 @@ def test_the_corpus_real_defects_and_nothing_else() -> None:
         ("projects/084A_globalgeschichte.json", "publications[0].text"),
         ("projects/085C_wiborada.json", "legalInfo[0].license.licenseURI"),
     ]
+
+
+# -- issue 39, point 10: the summary counts what svc serve loads ------------------------------------------------------
+
+
+def _served_counts(output: str) -> dict[str, int]:
+    """The counts of svc serve's `loaded …` line."""
+    line = next(line for line in output.splitlines() if " loaded " in line)
+    counted = line.partition(" loaded ")[2].partition(" from ")[0]
+    return {kind: int(number) for number, kind in (part.split(" ") for part in counted.split(", "))}
+
+
+def test_the_summary_counts_none_of_a_file_that_breaks_off(tmp_path: Path) -> None:
+    """A records file cut short (a copy caught half-way): svc serve skips it whole, and so does the count."""
+    data = tmp_path / "data"
+    shutil.copytree(SAMPLE_DIR, data)
+    truncated = data / "records" / "08A2-records.json"
+    whole = len(json.loads(truncated.read_text()))
+    truncated.write_bytes(truncated.read_bytes()[: truncated.stat().st_size // 2])  # records before the break parse
+    orphan = data / "records" / "FFFF-records.json"  # the records of no project: svc serve reads none of them
+    orphan.write_text(json.dumps([{"id": "record-orphan", "pid": "FFFF-1"}]))
+
+    result = run_svc("validate", str(data), "--format", "json")
+    server = start_server(data)
+    served = _served_counts(stop_server(server))
+
+    report = json.loads(result.stdout)
+    assert [(f["file"], f["message"].partition(":")[0]) for f in report["findings"] if f["check"] == "file"] == [
+        ("records/08A2-records.json", "not valid JSON")
+    ]
+    assert {kind: report["counts"][kind] for kind in served} == served
+    assert served["records"] == 1516 - whole  # the sample data's records less the truncated file's

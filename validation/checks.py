@@ -29,6 +29,7 @@ from catalog.domain.loader import (
     RECORDS_SUFFIX,
     DataDirError,
     JsonText,
+    UnreadableDirectory,
     check_data_dir,
     entity_file_too_large,
     json_files,
@@ -242,8 +243,8 @@ class _Validation:
     def files(self, directory: str) -> list[Path]:
         try:
             return json_files(self.root / directory)
-        except OSError as error:
-            self.add(directory, "$", Check.FILE, f"cannot list the directory: {error.strerror or error}")
+        except UnreadableDirectory as error:
+            self.add(directory, "$", Check.FILE, f"cannot list the directory: {error.reason}")
             return []
 
     def read_text(self, path: Path) -> str | None:
@@ -256,22 +257,33 @@ class _Validation:
             self.add(self.relative(path), "$", Check.FILE, f"not UTF-8 text: {error.reason} at byte {error.start}")
         return None
 
-    def objects(self, path: Path) -> Iterator[tuple[int | None, Any]]:
-        """(position in the array or None for a single-object file, value) of each item."""
+    def objects(self, path: Path, counted_as: str | None) -> Iterator[tuple[int | None, Any]]:
+        """(position in the array or None for a single-object file, value) of each item.
+
+        Every item is checked, but they count (under ``counted_as``) only once the whole file has parsed:
+        the service skips a file that breaks off half-way whole (:mod:`catalog.domain.loader`), and the
+        summary says what it serves.
+        """
         text = self.read_text(path)
         if text is None:
             return
         first = _NOT_WHITESPACE.search(text)
         is_array = first is not None and first.group() == "["
         suspect = may_hold_surrogates(text)
+        items = 0
         try:
             for position, value in enumerate(JsonText([text]).items()):
                 index = position if is_array else None
+                items += 1
                 yield index, (self.repaired(self.relative(path), index, value) if suspect else value)
         except ValueError as error:
             self.add(self.relative(path), "$", Check.FILE, f"not valid JSON: {error}")
+            return
         except RecursionError:
             self.add(self.relative(path), "$", Check.FILE, "not valid JSON: nested too deeply")
+            return
+        if counted_as is not None:
+            self.counts[counted_as] += items
 
     def repaired(self, file: str, index: int | None, value: Any) -> Any:
         """Report each lone surrogate in ``value``; return it with U+FFFD, as the service loads it, to check on."""
@@ -298,8 +310,7 @@ class _Validation:
                 self.counts["files"] += 1
                 self.add(file, "$", Check.FILE, f"not read: {entity_file_too_large(size)}")
                 continue
-            for index, value in self.objects(path):
-                self.counts[directory] += 1
+            for index, value in self.objects(path, directory):
                 self.schema_findings(kind, file, index, value)
                 if isinstance(value, dict):
                     self.items[kind].append(_Item(kind, file, index, value))
@@ -334,17 +345,18 @@ class _Validation:
             if key in files_by_key:
                 self.add(file, "$", Check.DUPLICATE, f"a second records file for project {key}: {files_by_key[key]}")
             files_by_key.setdefault(key, file)
-            if key not in self.projects_by_key:
+            served = key in self.projects_by_key  # the service reads no records of a project it does not know
+            if not served:
                 self.add(file, "$", Check.ORPHAN, f"records of project {key!r}, but no project has that shortcode")
-            self.read_record_file(path, file, key)
+            self.read_record_file(path, file, key, served)
 
-    def read_record_file(self, path: Path, file: str, key: str) -> None:
+    def read_record_file(self, path: Path, file: str, key: str, served: bool) -> None:
         file_number = len(self.record_files)
         self.record_files.append((file, True))
         self.progress(file)
         wanted = self.wanted_records
         count = 0
-        for index, record in self.objects(path):
+        for index, record in self.objects(path, "records" if served else None):
             if index is None:
                 self.record_files[file_number] = (file, False)  # a file holding one record, not an array
             count += 1
@@ -373,7 +385,6 @@ class _Validation:
                         Check.REFERENCE,
                         f"pid names project {named.group(1)!r}, but the record is in the records file of {key!r}",
                     )
-        self.counts["records"] += count
 
     # -- cross-file checks -----------------------------------------------------
 

@@ -61,6 +61,14 @@ class DataDirError(Exception):
     """The data directory itself is missing or unreadable: nothing can be served."""
 
 
+class UnreadableDirectory(DataDirError):
+    """A type directory that cannot be listed: serving without everything it holds would hide a whole type."""
+
+    def __init__(self, directory: Path, error: OSError) -> None:
+        self.reason = error.strerror or str(error)
+        super().__init__(f"type directory {str(directory)!r} cannot be read ({self.reason})")
+
+
 class _FileSkipped(Exception):
     """A file-level problem (already reported): nothing of the file may be kept."""
 
@@ -70,14 +78,18 @@ def json_files(directory: Path) -> list[Path]:
 
     A symbolic link counts even when it cannot be followed (a loop, a missing
     target), so that reading it reports the problem instead of skipping it unseen.
+    Raises :class:`UnreadableDirectory` when the directory is there but cannot be listed.
     """
-    if not directory.is_dir():
-        return []
-    return sorted(
-        path
-        for path in directory.iterdir()
-        if path.suffix == ".json" and (path.is_symlink() or path.is_file()) and not path.is_dir()
-    )
+    try:
+        if not directory.is_dir():
+            return []
+        return sorted(
+            path
+            for path in directory.iterdir()
+            if path.suffix == ".json" and (path.is_symlink() or path.is_file()) and not path.is_dir()
+        )
+    except OSError as error:
+        raise UnreadableDirectory(directory, error) from None
 
 
 def shrinkage(before: Mapping[str, int], after: Mapping[str, int], max_share: float) -> list[str]:
@@ -468,7 +480,7 @@ def check_holds_data(root: Path) -> None:
     healthy, empty catalogue. For the parent, the error names the
     subdirectory that looks like the data.
     """
-    if _holds_entity_files(root):
+    if any(json_files(root / kind) for kind in ENTITY_DIRS):  # a type directory it cannot read: that error
         return
     try:
         children = sorted(child for child in root.iterdir() if child.is_dir())
@@ -489,7 +501,7 @@ def check_holds_data(root: Path) -> None:
 def _holds_entity_files(directory: Path) -> bool:
     try:
         return any(json_files(directory / kind) for kind in ENTITY_DIRS)
-    except OSError:
+    except DataDirError:
         return False
 
 

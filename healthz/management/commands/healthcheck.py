@@ -2,15 +2,50 @@
 
 from __future__ import annotations
 
+import argparse
+import math
 import sys
 import urllib.error
 import urllib.request
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-DEFAULT_URL = "http://localhost:8080/healthz"
 TIMEOUT_SECONDS = 3.0
+# Listen addresses that mean "every address": the probe asks the local one.
+_EVERY_ADDRESS = frozenset({"0.0.0.0", "::"})
+
+
+def default_url() -> str:
+    """/healthz of svc serve as configured (FRAMEWORK_SITE_ADDR): an operator who moves the port moves the probe."""
+    host, port = settings.SVC.site_host, settings.SVC.site_port
+    host = "localhost" if host in _EVERY_ADDRESS else host
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/healthz"
+
+
+def health_url(value: str) -> str:
+    """--url: an http:// or https:// URL with a host; a file, data or FTP URL is a mistake, never probed."""
+    parts = urlsplit(value)
+    try:
+        has_port = parts.port != 0  # no port: the scheme's
+    except ValueError:  # a port that is not a number from 0 to 65535
+        has_port = False
+    if parts.scheme not in {"http", "https"} or not parts.hostname or not has_port:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an http:// or https:// URL with a host")
+    return value
+
+
+def timeout_seconds(value: str) -> float:
+    """--timeout: a finite number of seconds above 0 (0, negative, nan or inf would never wait as asked)."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds above 0")
+    return seconds
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
@@ -46,8 +81,20 @@ class Command(BaseCommand):
     help = "GET a health URL without following redirects; exit 0 on HTTP 200, 1 otherwise with a one-line reason."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--url", default=DEFAULT_URL, help=f"URL to probe (default {DEFAULT_URL})")
-        parser.add_argument("--timeout", type=float, default=TIMEOUT_SECONDS, help="seconds to wait")
+        url = default_url()
+        parser.add_argument(
+            "--url",
+            type=health_url,
+            default=url,
+            help=f"http(s) URL to probe (default {url}: /healthz on the port of FRAMEWORK_SITE_ADDR)",
+        )
+        parser.add_argument(
+            "--timeout",
+            type=timeout_seconds,
+            default=TIMEOUT_SECONDS,
+            metavar="SECONDS",
+            help=f"seconds to wait, above 0 (default {TIMEOUT_SECONDS:g})",
+        )
 
     def handle(self, *args: Any, url: str, timeout: float, **options: Any) -> None:
         reason = probe(url, timeout)

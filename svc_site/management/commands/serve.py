@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import Any, NoReturn
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from catalog import runtime
 from catalog.domain.loader import DataDirError
@@ -22,12 +23,21 @@ def _refusal(error: DataDirError, allow_empty: bool) -> str:
     return f"SVC_DATA_DIR: {error} (SVC_ALLOW_EMPTY_DATA=true serves an empty catalogue)"
 
 
+def _refuse(reason: str) -> NoReturn:
+    """Stop with one line and exit 1, saying `svc serve:` as every svc command names itself."""
+    print(f"svc serve: {reason}", file=sys.stderr)
+    raise SystemExit(1)
+
+
 def workers(value: str) -> int:
     """--workers within the bounds SVC_WORKERS has."""
     return whole_number(value, *WORKER_BOUNDS)
 
 
 class Command(BaseCommand):
+    # Django's system checks of the site it serves run in handle(): not through Django's option, which would
+    # offer an operator --skip-checks.
+    requires_system_checks = ()
     help = "Run the production web server (gunicorn) on FRAMEWORK_SITE_ADDR."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -39,31 +49,30 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, workers: int, **options: Any) -> None:
+        self.check()
         config = settings.SVC
         try:
             check_address_free(config.site_host, config.site_port)
         except OSError as error:
-            raise CommandError(
+            _refuse(
                 f"FRAMEWORK_SITE_ADDR {config.site_host}:{config.site_port}: cannot listen there ({error.strerror})"
-            ) from None
+            )
         telemetry.start_master(config)
         try:
             runtime.check_serveable(config.data_dir, config.allow_empty_data)
             catalog = runtime.load()
         except DataDirError as error:
-            raise CommandError(_refusal(error, config.allow_empty_data)) from None
+            _refuse(_refusal(error, config.allow_empty_data))
         refusal = runtime.start_refusal(catalog)
         if refusal:
-            raise CommandError(refusal)
+            _refuse(refusal)
         runtime.start(catalog)  # only a release that is served is recorded as the fleet's
 
         # A fresh clone has no built assets yet; an image has them built in.
         try:
             ensure_built()
         except OSError as error:
-            raise CommandError(
-                f"FRAMEWORK_SITE_ROOT {config.site_root}: cannot build the static assets there ({error.strerror})"
-            ) from None
+            _refuse(f"FRAMEWORK_SITE_ROOT {config.site_root}: cannot build the static assets there ({error.strerror})")
         lifecycle.warm_up()
 
         from svc_site.wsgi import application
