@@ -443,12 +443,15 @@ def _disciplines(graph: DcatGraph, project: Project, base_url: str) -> list[URIR
 def _issued_and_modified(
     catalog: Catalog, project: Project, item: ItemMetadata
 ) -> tuple[Literal | None, Literal | None]:
-    """From the change ledger (first seen, last changed); without one the Issued date of OAI, if a whole date."""
-    view = catalog.ledger
-    times = view.projects.get(project.key) if view is not None else None
-    if times is not None:
-        return _time(times.first_seen), _time(times.changed)
-    return _date(item.issued), None
+    """Issued: the dataset's publication date (the Issued rule of OAI, when a whole date: DCAT-AP CH types
+    it ``xsd:date``); modified: the change ledger's last change of its description."""
+    changed = dates.modified(catalog, project)
+    return _date(item.issued), _date(changed)
+
+
+def _first_published(catalog: Catalog, project: Project) -> Literal | None:
+    times = catalog.ledger.projects.get(project.key) if catalog.ledger is not None else None
+    return _time(times.first_seen if times is not None else project.datestamp)
 
 
 def _temporal(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
@@ -481,8 +484,12 @@ def _spatial(graph: DcatGraph, dataset: URIRef, project: Project) -> None:
             graph.add((node, SKOS.prefLabel, Literal(label)))
 
 
+_DCT_RELATIONS = {"IsCitedBy": DCTERMS.isReferencedBy, "IsPartOf": DCTERMS.isPartOf}
+
+
 def _related(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
-    """Publications (``IsCitedBy``) as ``dct:isReferencedBy``, the groups a project is part of as ``dct:isPartOf``."""
+    """Publications (``IsCitedBy``) as ``dct:isReferencedBy``, the groups and the catalogue a project is part of
+    as ``dct:isPartOf``, its data application (``IsIdenticalTo``) as ``dct:relation``."""
     for related in item.related:
         url = related.value if is_http_url(related.value) else None
         if related.identifier_type == "DOI":
@@ -491,10 +498,7 @@ def _related(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
             continue
         node = URIRef(url)
         graph.add((node, RDF.type, RDFS.Resource))
-        if related.relation == "IsCitedBy":
-            graph.add((dataset, DCTERMS.isReferencedBy, node))
-        else:
-            graph.add((dataset, DCTERMS.relation, node))
+        graph.add((dataset, _DCT_RELATIONS.get(related.relation, DCTERMS.relation), node))
 
 
 def _funding(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
@@ -576,8 +580,9 @@ def dataset(graph: DcatGraph, catalog: Catalog, project: Project, site: Site, ad
     for cluster in catalog.clusters_by_project.get(project.key, ()):
         graph.add((node, DCAT3.inSeries, URIRef(base_url + links.cluster_path(cluster.id))))
     licence, statement = _data_rights(graph, item)
-    # DCAT-AP CH needs each distribution's issue date: without one of the dataset, the OAI datestamp.
-    published = issued or _time(project.datestamp)
+    # DCAT-AP CH needs each distribution's issue date: without one of the dataset, when svc first
+    # published the description (the ledger), else the OAI datestamp.
+    published = issued or _first_published(catalog, project)
     for distribution in DISTRIBUTIONS:
         graph.add(
             (
@@ -854,9 +859,8 @@ def record_graph(catalog: Catalog, project: Project, table: RecordTable, index: 
         url = rights.uri or (str(eu_licence(rights.spdx)) if eu_licence(rights.spdx) else None)
         if url:
             graph.add((node, DCTERMS.license, _licence_document(graph, url, rights.spdx, rights.text)))
-    issued = _date(item.issued)
-    if issued is not None:
-        graph.add((node, DCTERMS.issued, issued))
+    _add_if(graph, node, DCTERMS.issued, _date(item.issued))
+    _add_if(graph, node, DCTERMS.modified, _date(dates.modified(catalog, project, index)))
     for subject in item.subjects:
         graph.add((node, DCAT.keyword, _text(subject.value, subject.lang)))
     _access_rights(graph, node, item)

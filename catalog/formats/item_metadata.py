@@ -17,8 +17,6 @@ from catalog.domain import dates, identifiers
 from catalog.domain.model import (
     PLACEHOLDERS,
     Catalog,
-    Cluster,
-    Collection,
     Frozen,
     Organization,
     Person,
@@ -28,11 +26,12 @@ from catalog.domain.model import (
 )
 from catalog.domain.roles import REPOSITORY_PUBLISHER, project_credits
 from catalog.domain.temporal import TemporalCoverage, resolve
-from catalog.domain.values import canonical_licence_uri
+from catalog.domain.values import Link, Values, canonical_licence_uri, project_urls
 from catalog.formats import links, vocabularies
 from catalog.formats.xmltext import is_language_tag, to_uri
 
 PUBLISHER = REPOSITORY_PUBLISHER
+_SHOWN = Values(show_placeholders=False)  # what metadata shows: never a placeholder
 PROJECT_RESOURCE_TYPE = ("Project", "Research Project")
 RECORD_RESOURCE_TYPE = ("Other", "Record")  # a record that names no type of data
 
@@ -525,16 +524,34 @@ def _project_alternate_identifiers(project: Project, identity: identifiers.ItemI
     return found
 
 
-def _project_parents(catalog: Catalog, project: Project, identity: identifiers.ItemIdentity) -> list[Related]:
-    groups: tuple[Cluster | Collection, ...] = (
-        *catalog.clusters_by_project.get(project.key, ()),
-        *catalog.collections_by_project.get(project.key, ()),
-    )
-    parents = [pid_related(parent.get("pid"), "IsPartOf") for parent in groups]
-    if identity.shared_pid:
-        # The shared pid identifies the cluster that carries it (or, without one, the group of its items).
-        parents.append(pid_related(identity.shared_pid, "IsPartOf"))
-    return [parent for parent in parents if parent]
+def _project_parents(
+    catalog: Catalog, project: Project, identity: identifiers.ItemIdentity, base_url: str
+) -> list[Related]:
+    """What a project is part of (``IsPartOf``: "A is a portion of B"): its clusters and collections (their
+    pid, else their page here), the group its shared pid identifies, and the repository's catalogue."""
+    parents = [
+        pid_related(cluster.get("pid"), "IsPartOf")
+        or Related(base_url + links.cluster_path(cluster.id), "URL", "IsPartOf")
+        for cluster in catalog.clusters_by_project.get(project.key, ())
+    ]
+    parents += [
+        pid_related(collection.get("pid"), "IsPartOf")
+        or Related(base_url + links.collection_path(collection.id), "URL", "IsPartOf")
+        for collection in catalog.collections_by_project.get(project.key, ())
+    ]
+    # The shared pid identifies the cluster that carries it (or, without one, the group of its items).
+    shared = pid_related(identity.shared_pid, "IsPartOf") if identity.shared_pid else None
+    parents += [shared] if shared else []
+    parents.append(Related(base_url + links.CATALOGUE_DCAT_PATH, "URL", "IsPartOf"))
+    return parents
+
+
+def _data_application(project: Project) -> list[Related]:
+    """The project's data in the repository's data application (its first ``url``, schema.org's ``sameAs``):
+    ``IsIdenticalTo`` ("A is identical to B … two separate instances of the same resource")."""
+    data_link, _website = project_urls(project, _SHOWN)
+    url = uri_value(data_link.href) if isinstance(data_link, Link) else None
+    return [Related(url, "URL", "IsIdenticalTo")] if url else []
 
 
 def _places(project: Project) -> list[str]:
@@ -580,7 +597,11 @@ def project_metadata(catalog: Catalog, project: Project, base_url: str, fallback
         related_texts=related_texts,
         languages=project_languages(project),
         alternate_identifiers=_project_alternate_identifiers(project, identity),
-        related=list(dict.fromkeys([*_project_parents(catalog, project, identity), *publications])),
+        related=list(
+            dict.fromkeys(
+                [*_project_parents(catalog, project, identity, base_url), *_data_application(project), *publications]
+            )
+        ),
         rights=rights,
         access=access,
         coverage=coverage,
