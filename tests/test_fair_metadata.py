@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 from rdflib import Graph, Literal, URIRef
-from rdflib.namespace import DCTERMS, XSD
+from rdflib.namespace import DCAT, DCTERMS, FOAF, PROV, RDF, XSD
 
 from catalog.domain.ledger import iso_time, read_view
 from catalog.domain.loader import load_catalog
@@ -23,6 +23,7 @@ from catalog.domain.model import Catalog
 from tests.conftest import Server, start_server, stop_server
 from tests.http_support import fetch
 from tests.oai_support import schema
+from tests.test_dcat_catalogue import SHAPE_SETS, violations
 
 DATACITE = {"d": "http://datacite.org/schema/kernel-4"}
 DC = {"dc": "http://purl.org/dc/elements/1.1/"}
@@ -170,3 +171,137 @@ def test_a_record_is_part_of_its_project_in_every_format(server, stamped) -> Non
         URIRef(server.base_url + "/projects/0803")
     ]
     assert jsonld(server, path)["isPartOf"]["@id"] == server.base_url + "/projects/0803"  # type: ignore[index]
+
+
+# Provenance ------------------------------------------------------------------------------------------
+
+ISO_ROLE = "http://registry.it.csiro.au/def/isotc211/CI_RoleCode/"
+
+
+def attributions(graph: Graph, subject: URIRef) -> set[tuple[str, str]]:
+    """(agent, ISO 19115 role code) of each ``prov:qualifiedAttribution``; a blank agent by its ``foaf:name``."""
+    found = set()
+    for attribution in graph.objects(subject, PROV.qualifiedAttribution):
+        assert (attribution, RDF.type, PROV.Attribution) in graph
+        agent = graph.value(attribution, PROV.agent)
+        name = str(agent) if isinstance(agent, URIRef) else str(graph.value(agent, FOAF.name))
+        found.add((name, str(graph.value(attribution, DCAT.hadRole)).removeprefix(ISO_ROLE)))
+    return found
+
+
+def provenance_violations(graph: Graph) -> list[str]:
+    """What the DCAT-AP 3 and DCAT-AP CH shapes find wrong with the attributions (an entity's own document is no
+    catalogue: the catalogue's test checks the rest, tests/test_dcat_catalogue.py)."""
+    about = ("prov#", "hadRole", "Attribution")
+    return [found for name in SHAPE_SETS for found in violations(graph, name) if any(a in found for a in about)]
+
+
+def test_a_project_states_who_did_what_with_roles(server) -> None:
+    """0110's one project leader and contact: the attributions, and the one creator as ``prov:wasAttributedTo``."""
+    graph = turtle(server, "/projects/0110")
+    subject = URIRef(server.base_url + "/projects/0110")
+    person = server.base_url + "/persons/person-033"
+    assert attributions(graph, subject) == {(person, "originator"), (person, "pointOfContact")}
+    assert list(graph.objects(subject, PROV.wasAttributedTo)) == [URIRef(person)]
+    assert provenance_violations(graph) == []
+
+
+def test_a_project_with_many_agents_and_funders_has_an_attribution_for_each_role(server, stamped) -> None:
+    graph = turtle(server, "/projects/0101")
+    subject = URIRef(server.base_url + "/projects/0101")
+    found = attributions(graph, subject)
+    person = server.base_url + "/persons/person-00"
+    assert {(person + "1", "originator"), (person + "1", "custodian"), (person + "5", "collaborator")} <= found
+    assert len(list(graph.objects(subject, DCTERMS.creator))) == 2
+    assert list(graph.objects(subject, PROV.wasAttributedTo)) == []  # two creators: none alone
+    funded = turtle(server, "/projects/0803")
+    assert "funder" in {role for _, role in attributions(funded, URIRef(server.base_url + "/projects/0803"))}
+    assert provenance_violations(graph) == []
+
+
+def test_a_record_states_who_created_it_and_who_holds_its_rights(server, stamped) -> None:
+    path, index = record_path(stamped, "0803")
+    graph = turtle(server, path)
+    subject = URIRef(server.base_url + path)
+    stored = stamped.records_of(stamped.get_project("0803")).record(index)
+    holder = stored["legalInfo"]["copyrightHolder"]
+    assert attributions(graph, subject) == {("DaSCH", "originator"), (holder, "rightsHolder")}
+    agent = graph.value(subject, PROV.wasAttributedTo)
+    assert str(graph.value(agent, FOAF.name)) == "DaSCH"
+    assert provenance_violations(graph) == []
+
+
+# DataCite JSON --------------------------------------------------------------------------------------
+
+DATACITE_JSON = "application/vnd.datacite.datacite+json"
+
+
+def xml_pairs(resource: etree._Element, element: str, *attributes: str) -> list[tuple[str, ...]]:
+    """(text, attribute values…) of each ``element`` (a path) of the XSD-valid DataCite XML."""
+    return [(node.text, *(node.get(a) for a in attributes)) for node in resource.xpath(element, namespaces=DATACITE)]
+
+
+def json_pairs(items: list[dict[str, object]], value: str, *keys: str) -> list[tuple[object, ...]]:
+    return [(item[value], *(item.get(k) for k in keys)) for item in items]
+
+
+@pytest.mark.parametrize("shortcode", ["0101", "0110", "0803", "0117"])
+def test_datacite_json_says_what_the_valid_datacite_xml_says(server, shortcode) -> None:
+    path = f"/projects/{shortcode}"
+    negotiated = fetch(server.base_url, path, headers={"Accept": DATACITE_JSON})
+    assert (negotiated.status, negotiated.headers["location"]) == (303, path + "/datacite.json")
+    reply = fetch(server.base_url, path + "/datacite.json")
+    assert reply.headers["content-type"] == DATACITE_JSON + "; charset=utf-8"
+    document = json.loads(reply.body)
+    resource = datacite(server, path)
+    identifier = resource.xpath("d:identifier", namespaces=DATACITE)[0]
+    assert document["identifiers"][0] == {
+        "identifier": identifier.text,
+        "identifierType": identifier.get("identifierType"),
+    }
+    assert document["url"] == server.base_url + path
+    assert document["schemaVersion"] == "http://datacite.org/schema/kernel-4"
+    assert str(document["publicationYear"]) == resource.xpath("string(d:publicationYear)", namespaces=DATACITE)
+    assert document["publisher"]["name"] == resource.xpath("string(d:publisher)", namespaces=DATACITE)
+    assert [c["name"] for c in document["creators"]] == [
+        t for (t,) in xml_pairs(resource, "d:creators/d:creator/d:creatorName")
+    ]
+    assert json_pairs(document["titles"], "title", "titleType", "lang") == xml_pairs(
+        resource, "d:titles/d:title", "titleType", "{http://www.w3.org/XML/1998/namespace}lang"
+    )
+    assert json_pairs(document.get("contributors", []), "name", "contributorType") == [
+        (node.xpath("string(d:contributorName)", namespaces=DATACITE), node.get("contributorType"))
+        for node in resource.xpath("d:contributors/d:contributor", namespaces=DATACITE)
+    ]
+    assert json_pairs(document["dates"], "date", "dateType") == xml_pairs(resource, "d:dates/d:date", "dateType")
+    assert json_pairs(document["relatedIdentifiers"], "relatedIdentifier", "relatedIdentifierType", "relationType") == (
+        xml_pairs(resource, "d:relatedIdentifiers/d:relatedIdentifier", "relatedIdentifierType", "relationType")
+    )
+    assert json_pairs(document["rightsList"], "rights", "rightsUri") == xml_pairs(
+        resource, "d:rightsList/d:rights", "rightsURI"
+    )
+    assert document["types"] == {
+        "resourceTypeGeneral": resource.xpath("string(d:resourceType/@resourceTypeGeneral)", namespaces=DATACITE),
+        "resourceType": resource.xpath("string(d:resourceType)", namespaces=DATACITE),
+    }
+
+
+def test_datacite_json_is_offered_everywhere_a_harvester_looks(server, stamped) -> None:
+    path, _ = record_path(stamped, "0803")
+    for page in ("/projects/0803", path):
+        negotiated = fetch(server.base_url, page, headers={"Accept": DATACITE_JSON})
+        assert negotiated.headers["location"] == page + "/datacite.json"
+        described = {link.strip() for link in negotiated.headers.get("link", "").split(",")}
+        html_reply = fetch(server.base_url, page)
+        link = f'<{server.base_url}{page}/datacite.json> ; rel="describedby" ; type="{DATACITE_JSON}"'
+        assert link in {part.strip() for part in html_reply.headers["link"].split(",")}, described
+        assert f'<link rel="alternate" type="{DATACITE_JSON}" href="{page}/datacite.json"'.encode() in html_reply.body
+    record = json.loads(body(server, path + "/datacite.json"))
+    assert record["relatedIdentifiers"][0] == {
+        "relatedIdentifier": ARK_0803,
+        "relatedIdentifierType": "ARK",
+        "relationType": "IsPartOf",
+    }
+    graph = turtle(server, "/projects/0803")
+    media = {str(m) for m in graph.objects(None, DCAT.mediaType)}
+    assert "https://www.iana.org/assignments/media-types/" + DATACITE_JSON in media

@@ -29,7 +29,6 @@ from catalog.domain.identifiers import ItemIdentity, project_identity
 from catalog.domain.ledger import iso_time
 from catalog.domain.model import NO_DATESTAMP, Catalog, Cluster, Collection, Organization, Person, Project, RecordTable
 from catalog.domain.paging import page_count
-from catalog.domain.roles import creator_attributions
 from catalog.domain.values import is_http_url, stored_list
 from catalog.formats import exports, item_metadata, links, vocabularies, xmltext
 from catalog.formats.item_metadata import ItemMetadata
@@ -58,8 +57,8 @@ THEME = EU_THEME["EDUC"]
 THEME_LABEL = "Education, culture and sport"
 STABLE = URIRef(EU + "planned-availability/STABLE")  # the distributions are stable URLs
 ACADEMIA = URIRef("http://purl.org/adms/publishertype/Academia-ScientificOrganisation")  # the publisher's type
-# ISO 19115 role code (the DCAT-AP role examples use this code list).
-FUNDER_ROLE = URIRef("http://registry.it.csiro.au/def/isotc211/CI_RoleCode/funder")
+# ISO 19115 role codes (the DCAT-AP role examples use this code list).
+ISO_ROLE_CODES = "http://registry.it.csiro.au/def/isotc211/CI_RoleCode/"
 INTERFACE_LANGUAGES = ("ENG", "DEU", "FRA", "ITA")
 # Beyond this many datasets a catalogue document is paged (hydra:PartialCollectionView). A page of
 # 200 (about 3 MB of RDF/XML, two seconds to render) stays under the page cache's limit per entry,
@@ -131,7 +130,15 @@ DATACITE_XML = Distribution(
     True,
     "The project's metadata as DataCite XML (kernel 4.6).",
 )
-DISTRIBUTIONS = (LANDING_PAGE, JSON_API, DATACITE_XML)
+DATACITE_JSON = Distribution(
+    "datacite-json",
+    "DataCite JSON",
+    "application/vnd.datacite.datacite+json",
+    "JSON",
+    True,
+    "The project's metadata as DataCite JSON (the DataCite REST API's attributes).",
+)
+DISTRIBUTIONS = (LANDING_PAGE, JSON_API, DATACITE_XML, DATACITE_JSON)
 
 
 def catalogue_uri(base_url: str) -> URIRef:
@@ -507,13 +514,8 @@ def _funding(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
     DCAT-AP's ``dcat:qualifiedRelation`` relates resources, not agents, so funders are attributions.
     """
     for funding in item.funding:
-        attribution = graph.blank()
-        graph.add((dataset, DCAT3.qualifiedAttribution, attribution))
-        graph.add((attribution, RDF.type, PROV.Attribution))
-        graph.add((attribution, DCAT3.hadRole, FUNDER_ROLE))
-        graph.add((FUNDER_ROLE, RDF.type, DCAT.Role))
         funder: URIRef | BNode = URIRef(funding.identifier) if is_http_url(funding.identifier) else graph.blank()
-        graph.add((attribution, PROV.agent, funder))
+        attribution = _attribution(graph, dataset, funder, "Funder")
         graph.add((funder, RDF.type, FOAF.Agent))
         graph.add((funder, FOAF.name, Literal(funding.funder)))
         if funding.award_uri:
@@ -634,11 +636,59 @@ def _languages(graph: DcatGraph, node: URIRef, item: ItemMetadata) -> None:
 def _creators_and_contributors(
     graph: DcatGraph, node: URIRef, catalog: Catalog, project: Project, base_url: str
 ) -> None:
-    creator_ids = {attribution.contributor_id for attribution in creator_attributions(project)}
-    for contributor_id in dict.fromkeys(a.contributor_id for a in project.attributions):
+    """``dct:creator`` / ``dct:contributor``, and the provenance DCAT-AP 3 recommends: each role of each agent as a
+    ``prov:qualifiedAttribution``, and ``prov:wasAttributedTo`` the creator when one agent alone created it."""
+    creators: list[URIRef] = []
+    attributed = {attribution.contributor_id for attribution in project.attributions}
+    for contributor_id, kinds in item_metadata.credited_roles(project):
         agent = _agent_node(graph, catalog, contributor_id, base_url)
-        if agent is not None:
-            graph.add((node, DCTERMS.creator if contributor_id in creator_ids else DCTERMS.contributor, agent))
+        if agent is None:
+            continue
+        if item_metadata.CREATOR in kinds:
+            creators.append(agent)
+            graph.add((node, DCTERMS.creator, agent))
+        elif contributor_id in attributed:
+            graph.add((node, DCTERMS.contributor, agent))
+        for kind in kinds:
+            _attribution(graph, node, agent, kind)
+    if len(creators) == 1:
+        graph.add((node, PROV.wasAttributedTo, creators[0]))
+
+
+# ISO 19115 role codes (the code list of the DCAT-AP role examples) of DataCite's creator and contributorTypes;
+# a type without a closer code is a "contributor".
+ISO_ROLES = {
+    item_metadata.CREATOR: "originator",
+    "ContactPerson": "pointOfContact",
+    "DataCollector": "collaborator",
+    "DataCurator": "custodian",
+    "DataManager": "custodian",
+    "Distributor": "distributor",
+    "Editor": "editor",
+    "HostingInstitution": "resourceProvider",
+    "ProjectLeader": "principalInvestigator",
+    "ProjectMember": "collaborator",
+    "Researcher": "collaborator",
+    "RightsHolder": "rightsHolder",
+    "Sponsor": "sponsor",
+    "Funder": "funder",
+}
+
+
+def iso_role(graph: DcatGraph, kind: str) -> URIRef:
+    node = URIRef(ISO_ROLE_CODES + ISO_ROLES.get(kind, "contributor"))
+    graph.add((node, RDF.type, DCAT.Role))
+    return node
+
+
+def _attribution(graph: DcatGraph, subject: URIRef, agent: Node, kind: str) -> BNode:
+    """One ``prov:Attribution`` of ``subject`` to ``agent`` in the role of DataCite's ``kind``."""
+    attribution = graph.blank()
+    graph.add((subject, PROV.qualifiedAttribution, attribution))
+    graph.add((attribution, RDF.type, PROV.Attribution))
+    graph.add((attribution, PROV.agent, agent))
+    graph.add((attribution, DCAT3.hadRole, iso_role(graph, kind)))
+    return attribution
 
 
 def _distribution(
@@ -657,6 +707,7 @@ def _distribution(
         LANDING_PAGE: base_url + page_path,
         JSON_API: base_url + links.project_json_path(project.shortcode),
         DATACITE_XML: base_url + exports.export_path(page_path, exports.DATACITE, ""),
+        DATACITE_JSON: base_url + exports.export_path(page_path, exports.DATACITE_JSON, ""),
     }[distribution]
     node = URIRef(f"{base_url}{page_path}#distribution-{distribution.key}")
     graph.add((node, RDF.type, DCAT.Distribution))
@@ -850,11 +901,7 @@ def record_graph(catalog: Catalog, project: Project, table: RecordTable, index: 
     graph.add((node, DCTERMS.isPartOf, URIRef(site.base_url + links.project_path(project.shortcode))))
     graph.add((node, DCAT.landingPage, _document(graph, str(node))))
     graph.add((node, DCTERMS.publisher, _publisher(graph, site)))
-    for creator in item.creators:
-        agent = graph.blank()
-        graph.add((node, DCTERMS.creator, agent))
-        graph.add((agent, RDF.type, FOAF.Agent))
-        graph.add((agent, FOAF.name, Literal(creator.name)))
+    _record_agents(graph, node, item)
     for rights in item.rights:
         url = rights.uri or (str(eu_licence(rights.spdx)) if eu_licence(rights.spdx) else None)
         if url:
@@ -867,6 +914,27 @@ def record_graph(catalog: Catalog, project: Project, table: RecordTable, index: 
     graph.add((URIRef(site.base_url + links.project_path(project.shortcode)), DCTERMS.hasPart, node))
     _in_catalogue(graph, site, URIRef(site.base_url + links.project_path(project.shortcode)))
     return graph
+
+
+def _record_agents(graph: DcatGraph, node: URIRef, item: ItemMetadata) -> None:
+    """A record's creators and rights holders (names the data gives as text) with their roles, as a project's."""
+    agents: dict[str, BNode] = {}
+    for creator in item.creators:
+        agent = agents.setdefault(creator.name, _named_agent(graph, creator.name))
+        graph.add((node, DCTERMS.creator, agent))
+        _attribution(graph, node, agent, item_metadata.CREATOR)
+    for contributor, kind in item.contributors:
+        agent = agents.setdefault(contributor.name, _named_agent(graph, contributor.name))
+        _attribution(graph, node, agent, kind)
+    if len(item.creators) == 1:
+        graph.add((node, PROV.wasAttributedTo, agents[item.creators[0].name]))
+
+
+def _named_agent(graph: DcatGraph, name: str) -> BNode:
+    agent = graph.blank()
+    graph.add((agent, RDF.type, FOAF.Agent))
+    graph.add((agent, FOAF.name, Literal(name)))
+    return agent
 
 
 def person_graph(catalog: Catalog, person: Person, site: Site) -> DcatGraph:

@@ -372,25 +372,40 @@ def _contributor_types(roles: tuple[str, ...] | list[str]) -> list[str]:
     return [t for t in types if t != "Other"] or types
 
 
+CREATOR = "Creator"  # the role of a creator among the contributorTypes of :func:`credited_roles`
+
+
+def credited_roles(project: Project) -> list[tuple[str, list[str]]]:
+    """Everyone a project credits (attributions, then contact points), once each, with their roles in DataCite's
+    terms: :data:`CREATOR` for a leading role (catalog.domain.roles), then the contributorTypes of the others."""
+    found: dict[str, list[str]] = {}
+    for credit in project_credits(project):
+        kinds = found.setdefault(credit.contributor_id, [])
+        if credit.is_creator:
+            kinds.append(CREATOR)
+        if not credit.is_creator or credit.other_roles:
+            kinds.extend(_contributor_types(credit.other_roles))
+    for contact_id in project.contact_point_ids:
+        kinds = found.setdefault(contact_id, [])
+        if "ContactPerson" not in kinds:
+            kinds.append("ContactPerson")
+    return list(found.items())
+
+
 def _creators_and_contributors(catalog: Catalog, project: Project) -> tuple[list[Agent], list[tuple[Agent, str]]]:
-    """Creators are the attributions with a leading role (catalog.domain.roles); a creator's other roles
-    and everyone else's roles make contributors."""
+    """Creators are the attributions with a leading role; a creator's other roles and everyone else's roles
+    make contributors (contact points are contributors ``ContactPerson``)."""
     creators: list[Agent] = []
     contributors: list[tuple[Agent, str]] = []
-    for credit in project_credits(project):
-        agent = contributor_agent(credit.contributor_id, catalog)
+    contacts: list[tuple[Agent, str]] = []  # after everyone's other roles
+    for contributor_id, kinds in credited_roles(project):
+        agent = contributor_agent(contributor_id, catalog)
         if agent is None:
             continue
-        if credit.is_creator:
-            creators.append(agent)
-            if not credit.other_roles:
-                continue
-        contributors.extend((agent, kind) for kind in _contributor_types(credit.other_roles))
-    for contact_id in project.contact_point_ids:
-        agent = contributor_agent(contact_id, catalog)
-        if agent and (agent, "ContactPerson") not in contributors:
-            contributors.append((agent, "ContactPerson"))
-    return creators, contributors
+        creators += [agent] if CREATOR in kinds else []
+        contributors += [(agent, kind) for kind in kinds if kind not in (CREATOR, "ContactPerson")]
+        contacts += [(agent, "ContactPerson")] if "ContactPerson" in kinds else []
+    return creators, contributors + [contact for contact in contacts if contact not in contributors]
 
 
 def _funder_identifier(funder: Person | Organization, name: str) -> tuple[str | None, str | None]:

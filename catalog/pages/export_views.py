@@ -25,7 +25,17 @@ from rdflib import Graph
 from catalog.domain.identifiers import project_identity
 from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable
 from catalog.domain.values import is_http_url
-from catalog.formats import citation, datacite_xml, dcat, dublin_core_xml, exports, item_metadata, jsonld, links
+from catalog.formats import (
+    citation,
+    datacite_json,
+    datacite_xml,
+    dcat,
+    dublin_core_xml,
+    exports,
+    item_metadata,
+    jsonld,
+    links,
+)
 from catalog.formats.exports import Export
 from catalog.formats.signposting import ABOUT_PAGE, HEADER_ITEMS, LINKSET_TYPE, TypedLink, link_header, linkset
 from catalog.pages.dcat_views import site
@@ -68,6 +78,7 @@ def _work_builder(
     item: Callable[[], item_metadata.ItemMetadata],
     data: Callable[[], citation.CitationData],
     graph: Callable[[], Graph],
+    page_url: str,
 ) -> Callable[[Export, str], str | bytes]:
     def build(export: Export, style: str) -> str | bytes:
         if export in exports.RDF_EXPORTS:
@@ -76,6 +87,8 @@ def _work_builder(
             return _json_text(document())
         if export is exports.DATACITE:
             return exports.standalone_xml(datacite_xml.render(item()))
+        if export is exports.DATACITE_JSON:
+            return _json_text(datacite_json.attributes(item(), page_url))
         if export is exports.DUBLIN_CORE:
             return exports.standalone_xml(dublin_core_xml.render(item()))
         if export is exports.CITATION_TEXT:
@@ -145,6 +158,7 @@ def project_described(catalog: Catalog, project: Project, base_url: str) -> Desc
             item,
             lambda: citation.citation_data(catalog, project, base_url + page_path),
             lambda: dcat.project_graph(catalog, project, site(base_url)),
+            base_url + page_path,
         ),
         signposts,
     )
@@ -183,6 +197,7 @@ def record_described(catalog: Catalog, project: Project, table: RecordTable, ind
                 catalog, project, table, index, base_url + links.project_path(project.shortcode)
             ),
             lambda: dcat.record_graph(catalog, project, table, index, site(base_url)),
+            base_url + page_path,
         ),
         signposts,
     )
