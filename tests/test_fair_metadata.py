@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
+from pyshacl import validate
 from rdflib import Graph, Literal, URIRef
-from rdflib.namespace import DCAT, DCTERMS, FOAF, PROV, RDF, XSD
+from rdflib.namespace import DCAT, DCTERMS, FOAF, PROV, RDF, SH, SKOS, XSD
 
 from catalog.domain.ledger import iso_time, read_view
 from catalog.domain.loader import load_catalog
@@ -23,7 +24,7 @@ from catalog.domain.model import Catalog
 from tests.conftest import Server, start_server, stop_server
 from tests.http_support import fetch
 from tests.oai_support import schema
-from tests.test_dcat_catalogue import SHAPE_SETS, violations
+from tests.test_dcat_catalogue import SHAPE_SETS, SHAPES, violations
 
 DATACITE = {"d": "http://datacite.org/schema/kernel-4"}
 DC = {"dc": "http://purl.org/dc/elements/1.1/"}
@@ -305,3 +306,45 @@ def test_datacite_json_is_offered_everywhere_a_harvester_looks(server, stamped) 
     graph = turtle(server, "/projects/0803")
     media = {str(m) for m in graph.objects(None, DCAT.mediaType)}
     assert "https://www.iana.org/assignments/media-types/" + DATACITE_JSON in media
+
+
+# What the DCAT-AP shapes found that was svc's (issue 39, point 13) ------------------------------------
+
+ADMS_TYPE = "http://purl.org/adms/licencetype/"
+EU_LICENCE = "http://publications.europa.eu/resource/authority/licence/"
+
+
+def test_a_placeholder_place_is_no_location_and_the_others_keep_theirs(server) -> None:
+    """0110's ``{"type": "URL", "url": "MISSING"}`` is left out, as on its page; 0101's GeoNames places stay."""
+    placeholder = turtle(server, "/projects/0110")
+    assert list(placeholder.objects(URIRef(server.base_url + "/projects/0110"), DCTERMS.spatial)) == []
+    assert list(placeholder.subjects(RDF.type, DCTERMS.Location)) == []
+    graph = turtle(server, "/projects/0101")
+    places = set(graph.objects(URIRef(server.base_url + "/projects/0101"), DCTERMS.spatial))
+    assert places == {URIRef("https://www.geonames.org/3017382/"), URIRef("https://www.geonames.org/2658434/")}
+    assert {str(graph.value(place, SKOS.prefLabel)) for place in places} == {"France", "Switzerland"}
+
+
+def test_the_eu_licences_svc_writes_carry_their_adms_licence_types(server) -> None:
+    graph = turtle(server, "/projects/0101")
+    by_sa = URIRef(EU_LICENCE + "CC_BYSA_4_0")
+    assert {str(t) for t in graph.objects(by_sa, DCTERMS.type)} == {
+        ADMS_TYPE + "Attribution",
+        ADMS_TYPE + "ViralEffect-ShareAlike",
+    }
+    assert {str(t) for t in graph.objects(URIRef(EU_LICENCE + "CC0"), DCTERMS.type)} == {ADMS_TYPE + "PublicDomain"}
+    for kind in graph.objects(by_sa, DCTERMS.type):
+        assert (kind, RDF.type, SKOS.Concept) in graph
+
+
+@pytest.mark.slow  # the recommended shapes over the whole catalogue: 10 to 20 s
+def test_no_recommended_shape_warns_about_an_eu_licence_or_a_placeholder_place(server) -> None:
+    catalogue = Graph().parse(data=body(server, "/catalogue/dcat.ttl"), format="turtle")
+    shapes = Graph().parse(SHAPES / "dcat-ap-3.0.0-shapes-recommended.ttl")
+    _, report, _ = validate(catalogue, shacl_graph=shapes, allow_warnings=True)
+    focus = [report.value(result, SH.focusNode) for result in report.subjects(SH.resultSeverity, SH.Warning)]
+    assert [node for node in focus if str(node).startswith(EU_LICENCE)] == []
+    labels = [
+        catalogue.value(node, SKOS.prefLabel) for node in focus if (node, RDF.type, DCTERMS.Location) in catalogue
+    ]
+    assert Literal("URL") not in labels

@@ -29,7 +29,7 @@ from catalog.domain.identifiers import ItemIdentity, project_identity
 from catalog.domain.ledger import iso_time
 from catalog.domain.model import NO_DATESTAMP, Catalog, Cluster, Collection, Organization, Person, Project, RecordTable
 from catalog.domain.paging import page_count
-from catalog.domain.values import is_http_url, stored_list
+from catalog.domain.values import Link, Values, is_http_url, stored_list
 from catalog.formats import exports, item_metadata, links, vocabularies, xmltext
 from catalog.formats.item_metadata import ItemMetadata
 
@@ -37,6 +37,7 @@ from catalog.formats.item_metadata import ItemMetadata
 _from_rdf: Callable[..., dict[str, Any]] = jsonld_serializer.from_rdf
 
 ADMS = Namespace("http://www.w3.org/ns/adms#")
+ADMS_LICENCE_TYPE = Namespace("http://purl.org/adms/licencetype/")
 VCARD = Namespace("http://www.w3.org/2006/vcard/ns#")
 HYDRA = Namespace("http://www.w3.org/ns/hydra/core#")
 DCATAP = Namespace("http://data.europa.eu/r5r/")
@@ -89,6 +90,20 @@ _ACCESS_RIGHTS = {
     "http://purl.org/coar/access_right/c_14cb": ("NON_PUBLIC", "non-public"),
 }
 _EU_CC = {"BY": "BY", "BY-SA": "BYSA", "BY-NC": "BYNC", "BY-NC-SA": "BYNCSA", "BY-ND": "BYND", "BY-NC-ND": "BYNCND"}
+# What each element of a Creative Commons licence asks, in the ADMS licence type vocabulary.
+_ADMS_LICENCE_TYPES = {
+    "BY": "Attribution",
+    "SA": "ViralEffect-ShareAlike",
+    "NC": "NonCommercialUseOnly",
+    "ND": "NoDerivativeWork",
+}
+_ADMS_LICENCE_LABELS = {
+    "Attribution": "Attribution",
+    "ViralEffect-ShareAlike": "Viral effect (share-alike)",
+    "NonCommercialUseOnly": "Non-commercial use only",
+    "NoDerivativeWork": "No derivative work",
+    "PublicDomain": "Public domain",
+}
 _CC_SPDX = re.compile(r"CC-(BY(?:-NC)?(?:-SA|-ND)?)-([34])\.0")
 _DATE = re.compile(r"-?[0-9]{4,}(?:-[0-9]{2}-[0-9]{2})?")
 
@@ -292,13 +307,29 @@ def _document(graph: DcatGraph, url: str) -> URIRef:
     return node
 
 
+def licence_types(spdx: str | None) -> list[str]:
+    """The ADMS licence types (DCAT-AP's vocabulary for a licence's ``dct:type``) of a Creative Commons licence."""
+    if spdx == "CC0-1.0":
+        return ["PublicDomain"]
+    match = _CC_SPDX.fullmatch(spdx or "")
+    elements = match.group(1).split("-") if match else []
+    return [_ADMS_LICENCE_TYPES[element] for element in elements]
+
+
 def _licence_document(graph: DcatGraph, url: str, spdx: str | None = None, title: str | None = None) -> URIRef:
-    """A licence as a ``dct:LicenseDocument``: the EU authority's URI when there is one, else the licence's URL."""
-    eu = eu_licence(spdx or vocabularies.spdx_id(url))
+    """A licence as a ``dct:LicenseDocument``: the EU authority's URI when there is one (with its ADMS licence
+    types), else the licence's URL."""
+    spdx = spdx or vocabularies.spdx_id(url)
+    eu = eu_licence(spdx)
     node = eu or URIRef(url)
     graph.add((node, RDF.type, DCTERMS.LicenseDocument))
     if eu is not None:
         graph.add((node, RDFS.seeAlso, URIRef(url)))
+        for kind in licence_types(spdx):
+            concept = ADMS_LICENCE_TYPE[kind]
+            graph.add((node, DCTERMS.type, concept))
+            graph.add((concept, RDF.type, SKOS.Concept))
+            graph.add((concept, SKOS.prefLabel, Literal(_ADMS_LICENCE_LABELS[kind], lang="en")))
     if title:
         graph.add((node, DCTERMS.title, Literal(title)))
     return node
@@ -477,14 +508,17 @@ def _temporal(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
                     graph.add((node, prop, literal))
 
 
+_SHOWN = Values(show_placeholders=False)  # the pages' display rule, placeholders hidden
+
+
 def _spatial(graph: DcatGraph, dataset: URIRef, project: Project) -> None:
+    """Each place the project page shows (the same rule: a placeholder is no place), its GeoNames URL the node."""
     for place in stored_list(project.get("spatialCoverage")):
-        url = place.get("url") if isinstance(place, Mapping) else None
-        node: URIRef | BNode = URIRef(url.strip()) if is_http_url(url) else graph.blank()
-        label = item_metadata.text_value(place.get("text")) if isinstance(place, Mapping) else None
-        label = label or next((t.value for t in item_metadata.texts(place)), None)
-        if label is None and not isinstance(node, URIRef):
+        shown = _SHOWN.reference(place)
+        if not shown:
             continue
+        node: URIRef | BNode = URIRef(shown.href) if isinstance(shown, Link) else graph.blank()
+        label = shown if isinstance(shown, str) else (shown.text if shown.text != shown.href else None)
         graph.add((dataset, DCTERMS.spatial, node))
         graph.add((node, RDF.type, DCTERMS.Location))
         if label:
