@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lxml import etree
+from lxml import etree, html
 from pyshacl import validate
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCAT, DCTERMS, FOAF, PROV, RDF, SH, SKOS, XSD
@@ -348,3 +348,28 @@ def test_no_recommended_shape_warns_about_an_eu_licence_or_a_placeholder_place(s
         catalogue.value(node, SKOS.prefLabel) for node in focus if (node, RDF.type, DCTERMS.Location) in catalogue
     ]
     assert Literal("URL") not in labels
+
+
+# Vocabularies in the reader's language --------------------------------------------------------------
+
+LANGUAGES = ("en", "de", "fr", "it")
+
+
+def page(server: Server, language: str, path: str) -> etree._Element:
+    reply = fetch(server.base_url, path if language == "en" else f"/{language}{path}")
+    assert reply.status == 200, (language, path, reply.status)
+    return html.fromstring(reply.body)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_licence_is_named_from_the_licence_vocabulary_in_every_language(server, stamped, language) -> None:
+    """0803's records call CC0 "public domain"; the record page, the records listing and the project's records
+    name it as every other licence is named, by the vocabulary ("CC0 1.0")."""
+    path, _ = record_path(stamped, "0803")
+    licences = page(server, language, path).xpath("//a[@rel='license']")
+    assert [(a.text, a.get("href")) for a in licences] == [
+        ("CC0 1.0", "https://creativecommons.org/publicdomain/zero/1.0/")
+    ]
+    listing = page(server, language, "/records?project=0803")
+    facet_labels = " ".join(listing.xpath("//*[contains(@class, 'facet')]//text()"))
+    assert "CC0 1.0" in facet_labels and "public domain" not in facet_labels
