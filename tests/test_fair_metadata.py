@@ -21,6 +21,7 @@ from rdflib.namespace import DCAT, DCTERMS, FOAF, PROV, RDF, SH, SKOS, XSD
 from catalog.domain.ledger import iso_time, read_view
 from catalog.domain.loader import load_catalog
 from catalog.domain.model import Catalog
+from catalog.domain.values import is_http_url
 from tests.conftest import Server, start_server, stop_server
 from tests.http_support import fetch
 from tests.oai_support import schema
@@ -373,3 +374,63 @@ def test_a_licence_is_named_from_the_licence_vocabulary_in_every_language(server
     listing = page(server, language, "/records?project=0803")
     facet_labels = " ".join(listing.xpath("//*[contains(@class, 'facet')]//text()"))
     assert "CC0 1.0" in facet_labels and "public domain" not in facet_labels
+
+
+# The FAIRsFAIR metrics (v0.8) that depend on svc, on every project page and its first record ------------
+
+# Projects whose licence is a placeholder: no licence a machine can read (FsF-R1.1-01M fails on the data).
+PLACEHOLDER_LICENCE = {"0110", "0119", "0816", "082C", "083C"}
+
+
+def fair_signals(server: Server, path: str) -> dict[str, object]:
+    """What F-UJI reads of a landing page: the embedded JSON-LD, the typed links, DataCite XML and DCAT."""
+    reply = fetch(server.base_url, path)
+    assert reply.status == 200, path
+    tree = html.fromstring(reply.body)
+    document = json.loads(tree.xpath("//script[@type='application/ld+json']/text()")[0])
+    links = {part.split(";")[1].strip() for part in reply.headers["link"].split(",")}
+    resource = datacite(server, path)
+    graph = turtle(server, path)
+    subject = URIRef(server.base_url + path)
+    return {
+        "core": {
+            key for key in ("name", "creator", "identifier", "datePublished", "publisher", "@type") if document.get(key)
+        },
+        "summary and keywords": bool(document.get("description")) and bool(document.get("keywords")),
+        "licence": bool(document.get("license")),
+        "access level": bool(
+            resource.xpath(
+                "d:rightsList/d:rights[starts-with(@rightsURI, 'http://purl.org/coar/access_right/')]",
+                namespaces=DATACITE,
+            )
+        ),
+        "relations": len(related(resource, "IsPartOf")) + len(related(resource, "IsIdenticalTo")),
+        "provenance": bool(list(graph.objects(subject, PROV.qualifiedAttribution))),
+        "typed links": {'rel="cite-as"', 'rel="describedby"', 'rel="type"'} <= links,
+    }
+
+
+@pytest.mark.slow  # every project of the corpus, four documents each: tens of seconds
+def test_every_project_page_passes_the_metrics_that_depend_on_svc(server, stamped) -> None:
+    core = {"name", "creator", "identifier", "datePublished", "publisher", "@type"}
+    for project in stamped.projects:
+        found = fair_signals(server, f"/projects/{project.shortcode}")
+        assert found["core"] == core, project.shortcode  # FsF-F2-01M-2
+        assert found["summary and keywords"], project.shortcode  # FsF-F2-01M-3
+        assert found["licence"] == (project.shortcode not in PLACEHOLDER_LICENCE), project.shortcode  # FsF-R1.1-01M
+        assert found["access level"], project.shortcode  # FsF-A1-01M
+        # FsF-I3-01M: the catalogue, and the data application where the data names one (13 projects do not).
+        stored = project.get("url")
+        has_app = isinstance(stored, tuple) and bool(stored) and is_http_url(stored[0])
+        assert found["relations"] >= 1 + has_app, project.shortcode
+        assert found["provenance"], project.shortcode  # FsF-R1.2-01M-2 (PROV)
+        assert found["typed links"], project.shortcode  # FsF-F2/I1 via Signposting
+
+
+def test_a_record_page_passes_the_metrics_that_depend_on_svc(server, stamped) -> None:
+    path, _ = record_path(stamped, "0803")
+    found = fair_signals(server, path)
+    assert found["core"] == {"name", "creator", "identifier", "datePublished", "publisher", "@type"}
+    assert found["summary and keywords"] is False  # the corpus's records have neither (the data's)
+    assert (found["licence"], found["access level"], found["provenance"], found["typed links"]) == (True,) * 4
+    assert found["relations"] == 1  # IsPartOf its project
