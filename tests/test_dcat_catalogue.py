@@ -73,7 +73,7 @@ def test_each_serialisation_has_no_violation_of_dcat_ap_or_dcat_ap_ch(corpus_ser
 
 
 @pytest.mark.slow
-def test_the_catalogue_names_its_services_and_each_dataset_has_three_distributions(corpus_server) -> None:
+def test_the_catalogue_names_its_services_and_each_dataset_has_four_distributions(corpus_server) -> None:
     _, _, body = get(f"{corpus_server.base_url}/catalogue/dcat.ttl")
     data = Graph().parse(data=body, format="turtle")
     catalogue = URIRef(f"{corpus_server.base_url}/catalogue/dcat")
@@ -81,7 +81,7 @@ def test_the_catalogue_names_its_services_and_each_dataset_has_three_distributio
     assert endpoints == {"https://repository.dasch.swiss/dpe/oai", f"{corpus_server.base_url}/api/v2/"}
     project = URIRef(f"{corpus_server.base_url}/projects/0803")
     assert (catalogue, DCAT.dataset, project) in data
-    assert len(list(data.objects(project, DCAT.distribution))) == 3
+    assert len(list(data.objects(project, DCAT.distribution))) == 4
 
 
 def test_a_doi_only_in_a_publications_text_is_referenced(corpus_server) -> None:

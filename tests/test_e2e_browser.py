@@ -131,6 +131,7 @@ def test_export_box_offers_each_metadata_format(page: Page, server: Server):
         "Turtle (DCAT-AP)",
         "RDF/XML (DCAT-AP)",
         "DataCite XML",
+        "DataCite JSON",
         "Dublin Core XML",
         "BibTeX",
         "RIS",

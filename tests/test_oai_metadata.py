@@ -248,7 +248,11 @@ def next_without_funding(catalog) -> str:
 def test_related_identifiers_and_places(client, corpus):
     beol = datacite(client, "0801a")
     assert values(beol, "d:relatedIdentifiers/d:relatedIdentifier[@relationType='IsPartOf']/text()") == [
-        "https://ark.dasch.swiss/ark:/72163/1/0801"
+        "https://ark.dasch.swiss/ark:/72163/1/0801",
+        "https://repository.dasch.swiss/catalogue/dcat",
+    ]
+    assert values(beol, "d:relatedIdentifiers/d:relatedIdentifier[@relationType='IsIdenticalTo']/text()") == [
+        "https://app.dasch.swiss/project/yTerZGyxjZVqFMNNKXCDPF"
     ]
     publications = datacite(client, "0117")
     dois = values(publications, "d:relatedIdentifiers/d:relatedIdentifier[@relatedIdentifierType='DOI']/text()")
@@ -296,8 +300,13 @@ def test_oai_dc_of_a_project(client, corpus):
     assert ("rights", "https://creativecommons.org/licenses/by-sa/4.0/") in dc
     assert [value for kind, value in dc if kind == "date"] == ["2021-09-02"]  # Issued, not the start
     assert [value for kind, value in dc if kind == "type"] == ["Collection"]  # DCMI Type
-    # Text-only publications travel as dc:relation text (0101 has 14 of them).
-    assert len([value for kind, value in dc if kind == "relation"]) == 14
+    # The catalogue, the data application, then the text-only publications (0101 has 14 of them).
+    relations = [value for kind, value in dc if kind == "relation"]
+    assert relations[:2] == [
+        "https://repository.dasch.swiss/catalogue/dcat",
+        "https://app.ls-prod-server.dasch.swiss/project/0101",
+    ]
+    assert len(relations) == 16
     # Rights holders and creators are not repeated as contributors.
     contributors = [value for kind, value in dc if kind == "contributor"]
     assert "Gonzalez, Philippe" not in contributors and len(contributors) == len(set(contributors))

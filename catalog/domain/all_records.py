@@ -47,7 +47,7 @@ from catalog.domain.search import (
     normalise,
     words,
 )
-from catalog.domain.values import canonical_licence_uri, stored_list
+from catalog.domain.values import canonical_licence_uri, licence_name, stored_list
 
 # (URL parameter, label): the label is English, marked for translation in catalog/pages/vocabulary.py.
 FACETS = (("project", "Project"), ("type", "Type of data"), ("licence", "Licence"), ("year", "Year"))
@@ -82,7 +82,8 @@ def record_licence(record: Mapping[str, object]) -> tuple[str, str]:
         uri = licence.get("licenseURI")
         value = canonical_licence_uri(uri) if isinstance(uri, str) and uri.startswith("http") else name
         if value and value not in ("MISSING", "CALCULATED"):
-            return value, name if name and name not in ("MISSING", "CALCULATED") else value
+            known = name if name and name not in ("MISSING", "CALCULATED") else None
+            return value, licence_name(known, value if value.startswith("http") else None) or value
     return "", ""
 
 

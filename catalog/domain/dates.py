@@ -1,5 +1,6 @@
-"""When an item was issued: one rule for publicationYear, DataCite ``Issued``,
-``dc:date``, citations and JSON-LD ``datePublished``.
+"""When an item was issued and last changed: one rule for publicationYear, DataCite ``Issued``,
+``dc:date``, citations, DCAT ``dct:issued`` and JSON-LD ``datePublished``; one for DCAT ``dct:modified``
+and JSON-LD ``dateModified``.
 
 A record is issued when it was published (``datePublished``). A project is
 issued in its ``dataPublicationYear``; without one, when its first record was
@@ -14,8 +15,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from catalog.domain.ledger import iso_time
 from catalog.domain.memo import memo_for
-from catalog.domain.model import Catalog, Project, RecordTable, is_placeholder
+from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable, is_placeholder
 
 _DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})-([0-9]{2}))?(?=$|T|\s)")
 
@@ -72,3 +74,14 @@ def project_issued(catalog: Catalog, project: Project) -> str | None:
 def year(date: str | None) -> str | None:
     """The publication year of an issue date."""
     return date[:4] if date else None
+
+
+def modified(catalog: Catalog, project: Project, index: int | None = None) -> str | None:
+    """When the project's (or its record ``index``'s) description last changed: the change ledger's time,
+    ISO 8601 in UTC. Without a ledger, a record's own ``dateModified`` (as a date); a project's nothing."""
+    view = catalog.ledger
+    if view is None:
+        table = catalog.records_of(project) if index is not None else None
+        return iso_date(table.record(index).get("dateModified")) if table is not None and index is not None else None
+    stamp = view.project_changed(project.key) if index is None else view.record_changed_at(project.key, index)
+    return iso_time(stamp) if stamp is not None and stamp != NO_DATESTAMP else None

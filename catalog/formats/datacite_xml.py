@@ -150,7 +150,7 @@ def _rights(rights: Rights) -> str:
     )
 
 
-def _rights_list(item: ItemMetadata) -> list[Rights]:
+def rights_list(item: ItemMetadata) -> list[Rights]:
     """The licences, then the access right in COAR (OpenAIRE Guidelines v3+) and info:eu-repo (v2, still read
     by OpenAIRE and BASE)."""
     access = item.access
@@ -211,7 +211,7 @@ def _write_lists(out: list[str], item: ItemMetadata, lists: tuple[_List, ...]) -
 
 _CREATORS = (_list("creators", attrgetter("creators"), _creator),)
 _CONTRIBUTORS = (_list("contributors", attrgetter("contributors"), _contributor),)
-_RIGHTS = (_list("rightsList", _rights_list, _rights),)
+_RIGHTS = (_list("rightsList", rights_list, _rights),)
 # The kernel's optional properties, in its order, between those a record shares with its project's others.
 _BEFORE_CONTRIBUTORS = (_list("subjects", attrgetter("subjects"), _subject),)
 _BEFORE_RIGHTS = (

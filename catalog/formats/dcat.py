@@ -29,8 +29,7 @@ from catalog.domain.identifiers import ItemIdentity, project_identity
 from catalog.domain.ledger import iso_time
 from catalog.domain.model import NO_DATESTAMP, Catalog, Cluster, Collection, Organization, Person, Project, RecordTable
 from catalog.domain.paging import page_count
-from catalog.domain.roles import creator_attributions
-from catalog.domain.values import is_http_url, stored_list
+from catalog.domain.values import Link, Values, is_http_url, stored_list
 from catalog.formats import exports, item_metadata, links, vocabularies, xmltext
 from catalog.formats.item_metadata import ItemMetadata
 
@@ -38,6 +37,7 @@ from catalog.formats.item_metadata import ItemMetadata
 _from_rdf: Callable[..., dict[str, Any]] = jsonld_serializer.from_rdf
 
 ADMS = Namespace("http://www.w3.org/ns/adms#")
+ADMS_LICENCE_TYPE = Namespace("http://purl.org/adms/licencetype/")
 VCARD = Namespace("http://www.w3.org/2006/vcard/ns#")
 HYDRA = Namespace("http://www.w3.org/ns/hydra/core#")
 DCATAP = Namespace("http://data.europa.eu/r5r/")
@@ -58,8 +58,8 @@ THEME = EU_THEME["EDUC"]
 THEME_LABEL = "Education, culture and sport"
 STABLE = URIRef(EU + "planned-availability/STABLE")  # the distributions are stable URLs
 ACADEMIA = URIRef("http://purl.org/adms/publishertype/Academia-ScientificOrganisation")  # the publisher's type
-# ISO 19115 role code (the DCAT-AP role examples use this code list).
-FUNDER_ROLE = URIRef("http://registry.it.csiro.au/def/isotc211/CI_RoleCode/funder")
+# ISO 19115 role codes (the DCAT-AP role examples use this code list).
+ISO_ROLE_CODES = "http://registry.it.csiro.au/def/isotc211/CI_RoleCode/"
 INTERFACE_LANGUAGES = ("ENG", "DEU", "FRA", "ITA")
 # Beyond this many datasets a catalogue document is paged (hydra:PartialCollectionView). A page of
 # 200 (about 3 MB of RDF/XML, two seconds to render) stays under the page cache's limit per entry,
@@ -90,6 +90,20 @@ _ACCESS_RIGHTS = {
     "http://purl.org/coar/access_right/c_14cb": ("NON_PUBLIC", "non-public"),
 }
 _EU_CC = {"BY": "BY", "BY-SA": "BYSA", "BY-NC": "BYNC", "BY-NC-SA": "BYNCSA", "BY-ND": "BYND", "BY-NC-ND": "BYNCND"}
+# What each element of a Creative Commons licence asks, in the ADMS licence type vocabulary.
+_ADMS_LICENCE_TYPES = {
+    "BY": "Attribution",
+    "SA": "ViralEffect-ShareAlike",
+    "NC": "NonCommercialUseOnly",
+    "ND": "NoDerivativeWork",
+}
+_ADMS_LICENCE_LABELS = {
+    "Attribution": "Attribution",
+    "ViralEffect-ShareAlike": "Viral effect (share-alike)",
+    "NonCommercialUseOnly": "Non-commercial use only",
+    "NoDerivativeWork": "No derivative work",
+    "PublicDomain": "Public domain",
+}
 _CC_SPDX = re.compile(r"CC-(BY(?:-NC)?(?:-SA|-ND)?)-([34])\.0")
 _DATE = re.compile(r"-?[0-9]{4,}(?:-[0-9]{2}-[0-9]{2})?")
 
@@ -131,7 +145,15 @@ DATACITE_XML = Distribution(
     True,
     "The project's metadata as DataCite XML (kernel 4.6).",
 )
-DISTRIBUTIONS = (LANDING_PAGE, JSON_API, DATACITE_XML)
+DATACITE_JSON = Distribution(
+    "datacite-json",
+    "DataCite JSON",
+    "application/vnd.datacite.datacite+json",
+    "JSON",
+    True,
+    "The project's metadata as DataCite JSON (the DataCite REST API's attributes).",
+)
+DISTRIBUTIONS = (LANDING_PAGE, JSON_API, DATACITE_XML, DATACITE_JSON)
 
 
 def catalogue_uri(base_url: str) -> URIRef:
@@ -285,13 +307,29 @@ def _document(graph: DcatGraph, url: str) -> URIRef:
     return node
 
 
+def licence_types(spdx: str | None) -> list[str]:
+    """The ADMS licence types (DCAT-AP's vocabulary for a licence's ``dct:type``) of a Creative Commons licence."""
+    if spdx == "CC0-1.0":
+        return ["PublicDomain"]
+    match = _CC_SPDX.fullmatch(spdx or "")
+    elements = match.group(1).split("-") if match else []
+    return [_ADMS_LICENCE_TYPES[element] for element in elements]
+
+
 def _licence_document(graph: DcatGraph, url: str, spdx: str | None = None, title: str | None = None) -> URIRef:
-    """A licence as a ``dct:LicenseDocument``: the EU authority's URI when there is one, else the licence's URL."""
-    eu = eu_licence(spdx or vocabularies.spdx_id(url))
+    """A licence as a ``dct:LicenseDocument``: the EU authority's URI when there is one (with its ADMS licence
+    types), else the licence's URL."""
+    spdx = spdx or vocabularies.spdx_id(url)
+    eu = eu_licence(spdx)
     node = eu or URIRef(url)
     graph.add((node, RDF.type, DCTERMS.LicenseDocument))
     if eu is not None:
         graph.add((node, RDFS.seeAlso, URIRef(url)))
+        for kind in licence_types(spdx):
+            concept = ADMS_LICENCE_TYPE[kind]
+            graph.add((node, DCTERMS.type, concept))
+            graph.add((concept, RDF.type, SKOS.Concept))
+            graph.add((concept, SKOS.prefLabel, Literal(_ADMS_LICENCE_LABELS[kind], lang="en")))
     if title:
         graph.add((node, DCTERMS.title, Literal(title)))
     return node
@@ -443,12 +481,15 @@ def _disciplines(graph: DcatGraph, project: Project, base_url: str) -> list[URIR
 def _issued_and_modified(
     catalog: Catalog, project: Project, item: ItemMetadata
 ) -> tuple[Literal | None, Literal | None]:
-    """From the change ledger (first seen, last changed); without one the Issued date of OAI, if a whole date."""
-    view = catalog.ledger
-    times = view.projects.get(project.key) if view is not None else None
-    if times is not None:
-        return _time(times.first_seen), _time(times.changed)
-    return _date(item.issued), None
+    """Issued: the dataset's publication date (the Issued rule of OAI, when a whole date: DCAT-AP CH types
+    it ``xsd:date``); modified: the change ledger's last change of its description."""
+    changed = dates.modified(catalog, project)
+    return _date(item.issued), _date(changed)
+
+
+def _first_published(catalog: Catalog, project: Project) -> Literal | None:
+    times = catalog.ledger.projects.get(project.key) if catalog.ledger is not None else None
+    return _time(times.first_seen if times is not None else project.datestamp)
 
 
 def _temporal(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
@@ -467,22 +508,29 @@ def _temporal(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
                     graph.add((node, prop, literal))
 
 
+_SHOWN = Values(show_placeholders=False)  # the pages' display rule, placeholders hidden
+
+
 def _spatial(graph: DcatGraph, dataset: URIRef, project: Project) -> None:
+    """Each place the project page shows (the same rule: a placeholder is no place), its GeoNames URL the node."""
     for place in stored_list(project.get("spatialCoverage")):
-        url = place.get("url") if isinstance(place, Mapping) else None
-        node: URIRef | BNode = URIRef(url.strip()) if is_http_url(url) else graph.blank()
-        label = item_metadata.text_value(place.get("text")) if isinstance(place, Mapping) else None
-        label = label or next((t.value for t in item_metadata.texts(place)), None)
-        if label is None and not isinstance(node, URIRef):
+        shown = _SHOWN.reference(place)
+        if not shown:
             continue
+        node: URIRef | BNode = URIRef(shown.href) if isinstance(shown, Link) else graph.blank()
+        label = shown if isinstance(shown, str) else (shown.text if shown.text != shown.href else None)
         graph.add((dataset, DCTERMS.spatial, node))
         graph.add((node, RDF.type, DCTERMS.Location))
         if label:
             graph.add((node, SKOS.prefLabel, Literal(label)))
 
 
+_DCT_RELATIONS = {"IsCitedBy": DCTERMS.isReferencedBy, "IsPartOf": DCTERMS.isPartOf}
+
+
 def _related(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
-    """Publications (``IsCitedBy``) as ``dct:isReferencedBy``, the groups a project is part of as ``dct:isPartOf``."""
+    """Publications (``IsCitedBy``) as ``dct:isReferencedBy``, the groups and the catalogue a project is part of
+    as ``dct:isPartOf``, its data application (``IsIdenticalTo``) as ``dct:relation``."""
     for related in item.related:
         url = related.value if is_http_url(related.value) else None
         if related.identifier_type == "DOI":
@@ -491,10 +539,7 @@ def _related(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
             continue
         node = URIRef(url)
         graph.add((node, RDF.type, RDFS.Resource))
-        if related.relation == "IsCitedBy":
-            graph.add((dataset, DCTERMS.isReferencedBy, node))
-        else:
-            graph.add((dataset, DCTERMS.relation, node))
+        graph.add((dataset, _DCT_RELATIONS.get(related.relation, DCTERMS.relation), node))
 
 
 def _funding(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
@@ -503,13 +548,8 @@ def _funding(graph: DcatGraph, dataset: URIRef, item: ItemMetadata) -> None:
     DCAT-AP's ``dcat:qualifiedRelation`` relates resources, not agents, so funders are attributions.
     """
     for funding in item.funding:
-        attribution = graph.blank()
-        graph.add((dataset, DCAT3.qualifiedAttribution, attribution))
-        graph.add((attribution, RDF.type, PROV.Attribution))
-        graph.add((attribution, DCAT3.hadRole, FUNDER_ROLE))
-        graph.add((FUNDER_ROLE, RDF.type, DCAT.Role))
         funder: URIRef | BNode = URIRef(funding.identifier) if is_http_url(funding.identifier) else graph.blank()
-        graph.add((attribution, PROV.agent, funder))
+        attribution = _attribution(graph, dataset, funder, "Funder")
         graph.add((funder, RDF.type, FOAF.Agent))
         graph.add((funder, FOAF.name, Literal(funding.funder)))
         if funding.award_uri:
@@ -576,8 +616,9 @@ def dataset(graph: DcatGraph, catalog: Catalog, project: Project, site: Site, ad
     for cluster in catalog.clusters_by_project.get(project.key, ()):
         graph.add((node, DCAT3.inSeries, URIRef(base_url + links.cluster_path(cluster.id))))
     licence, statement = _data_rights(graph, item)
-    # DCAT-AP CH needs each distribution's issue date: without one of the dataset, the OAI datestamp.
-    published = issued or _time(project.datestamp)
+    # DCAT-AP CH needs each distribution's issue date: without one of the dataset, when svc first
+    # published the description (the ledger), else the OAI datestamp.
+    published = issued or _first_published(catalog, project)
     for distribution in DISTRIBUTIONS:
         graph.add(
             (
@@ -629,11 +670,59 @@ def _languages(graph: DcatGraph, node: URIRef, item: ItemMetadata) -> None:
 def _creators_and_contributors(
     graph: DcatGraph, node: URIRef, catalog: Catalog, project: Project, base_url: str
 ) -> None:
-    creator_ids = {attribution.contributor_id for attribution in creator_attributions(project)}
-    for contributor_id in dict.fromkeys(a.contributor_id for a in project.attributions):
+    """``dct:creator`` / ``dct:contributor``, and the provenance DCAT-AP 3 recommends: each role of each agent as a
+    ``prov:qualifiedAttribution``, and ``prov:wasAttributedTo`` the creator when one agent alone created it."""
+    creators: list[URIRef] = []
+    attributed = {attribution.contributor_id for attribution in project.attributions}
+    for contributor_id, kinds in item_metadata.credited_roles(project):
         agent = _agent_node(graph, catalog, contributor_id, base_url)
-        if agent is not None:
-            graph.add((node, DCTERMS.creator if contributor_id in creator_ids else DCTERMS.contributor, agent))
+        if agent is None:
+            continue
+        if item_metadata.CREATOR in kinds:
+            creators.append(agent)
+            graph.add((node, DCTERMS.creator, agent))
+        elif contributor_id in attributed:
+            graph.add((node, DCTERMS.contributor, agent))
+        for kind in kinds:
+            _attribution(graph, node, agent, kind)
+    if len(creators) == 1:
+        graph.add((node, PROV.wasAttributedTo, creators[0]))
+
+
+# ISO 19115 role codes (the code list of the DCAT-AP role examples) of DataCite's creator and contributorTypes;
+# a type without a closer code is a "contributor".
+ISO_ROLES = {
+    item_metadata.CREATOR: "originator",
+    "ContactPerson": "pointOfContact",
+    "DataCollector": "collaborator",
+    "DataCurator": "custodian",
+    "DataManager": "custodian",
+    "Distributor": "distributor",
+    "Editor": "editor",
+    "HostingInstitution": "resourceProvider",
+    "ProjectLeader": "principalInvestigator",
+    "ProjectMember": "collaborator",
+    "Researcher": "collaborator",
+    "RightsHolder": "rightsHolder",
+    "Sponsor": "sponsor",
+    "Funder": "funder",
+}
+
+
+def iso_role(graph: DcatGraph, kind: str) -> URIRef:
+    node = URIRef(ISO_ROLE_CODES + ISO_ROLES.get(kind, "contributor"))
+    graph.add((node, RDF.type, DCAT.Role))
+    return node
+
+
+def _attribution(graph: DcatGraph, subject: URIRef, agent: Node, kind: str) -> BNode:
+    """One ``prov:Attribution`` of ``subject`` to ``agent`` in the role of DataCite's ``kind``."""
+    attribution = graph.blank()
+    graph.add((subject, PROV.qualifiedAttribution, attribution))
+    graph.add((attribution, RDF.type, PROV.Attribution))
+    graph.add((attribution, PROV.agent, agent))
+    graph.add((attribution, DCAT3.hadRole, iso_role(graph, kind)))
+    return attribution
 
 
 def _distribution(
@@ -652,6 +741,7 @@ def _distribution(
         LANDING_PAGE: base_url + page_path,
         JSON_API: base_url + links.project_json_path(project.shortcode),
         DATACITE_XML: base_url + exports.export_path(page_path, exports.DATACITE, ""),
+        DATACITE_JSON: base_url + exports.export_path(page_path, exports.DATACITE_JSON, ""),
     }[distribution]
     node = URIRef(f"{base_url}{page_path}#distribution-{distribution.key}")
     graph.add((node, RDF.type, DCAT.Distribution))
@@ -845,24 +935,40 @@ def record_graph(catalog: Catalog, project: Project, table: RecordTable, index: 
     graph.add((node, DCTERMS.isPartOf, URIRef(site.base_url + links.project_path(project.shortcode))))
     graph.add((node, DCAT.landingPage, _document(graph, str(node))))
     graph.add((node, DCTERMS.publisher, _publisher(graph, site)))
-    for creator in item.creators:
-        agent = graph.blank()
-        graph.add((node, DCTERMS.creator, agent))
-        graph.add((agent, RDF.type, FOAF.Agent))
-        graph.add((agent, FOAF.name, Literal(creator.name)))
+    _record_agents(graph, node, item)
     for rights in item.rights:
         url = rights.uri or (str(eu_licence(rights.spdx)) if eu_licence(rights.spdx) else None)
         if url:
             graph.add((node, DCTERMS.license, _licence_document(graph, url, rights.spdx, rights.text)))
-    issued = _date(item.issued)
-    if issued is not None:
-        graph.add((node, DCTERMS.issued, issued))
+    _add_if(graph, node, DCTERMS.issued, _date(item.issued))
+    _add_if(graph, node, DCTERMS.modified, _date(dates.modified(catalog, project, index)))
     for subject in item.subjects:
         graph.add((node, DCAT.keyword, _text(subject.value, subject.lang)))
     _access_rights(graph, node, item)
     graph.add((URIRef(site.base_url + links.project_path(project.shortcode)), DCTERMS.hasPart, node))
     _in_catalogue(graph, site, URIRef(site.base_url + links.project_path(project.shortcode)))
     return graph
+
+
+def _record_agents(graph: DcatGraph, node: URIRef, item: ItemMetadata) -> None:
+    """A record's creators and rights holders (names the data gives as text) with their roles, as a project's."""
+    agents: dict[str, BNode] = {}
+    for creator in item.creators:
+        agent = agents.setdefault(creator.name, _named_agent(graph, creator.name))
+        graph.add((node, DCTERMS.creator, agent))
+        _attribution(graph, node, agent, item_metadata.CREATOR)
+    for contributor, kind in item.contributors:
+        agent = agents.setdefault(contributor.name, _named_agent(graph, contributor.name))
+        _attribution(graph, node, agent, kind)
+    if len(item.creators) == 1:
+        graph.add((node, PROV.wasAttributedTo, agents[item.creators[0].name]))
+
+
+def _named_agent(graph: DcatGraph, name: str) -> BNode:
+    agent = graph.blank()
+    graph.add((agent, RDF.type, FOAF.Agent))
+    graph.add((agent, FOAF.name, Literal(name)))
+    return agent
 
 
 def person_graph(catalog: Catalog, person: Person, site: Site) -> DcatGraph:

@@ -27,8 +27,9 @@ OPEN = (
 CLOSE = "</oai_dc:dc>"
 
 
-# Relations that dc:relation carries: what the item is part of and the publications about it.
-_DC_RELATIONS = frozenset({"IsPartOf", "IsCitedBy", "IsReferencedBy"})
+# Relations that dc:relation carries: what the item is part of, the same data elsewhere (the data
+# application) and the publications about it (a record's file is a dc:identifier already).
+_DC_RELATIONS = frozenset({"IsPartOf", "IsIdenticalTo", "IsCitedBy", "IsReferencedBy"})
 
 
 def _relation(related: Related) -> str:

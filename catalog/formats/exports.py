@@ -30,6 +30,7 @@ class Export:
 JSON = Export("json", "", "JSON", "application/json")
 JSONLD = Export("jsonld", "metadata.jsonld", "JSON-LD (schema.org)", "application/ld+json", "https://schema.org/")
 DATACITE = Export("datacite", "datacite.xml", "DataCite XML", "application/vnd.datacite.datacite+xml")
+DATACITE_JSON = Export("datacite.json", "datacite.json", "DataCite JSON", "application/vnd.datacite.datacite+json")
 DUBLIN_CORE = Export("dc", "dc.xml", "Dublin Core XML", "application/xml", "http://purl.org/dc/elements/1.1/")
 BIBTEX = Export("bib", "citation.bib", "BibTeX", "application/x-bibtex")
 RIS = Export("ris", "citation.ris", "RIS", "application/x-research-info-systems")
@@ -42,7 +43,19 @@ RDF_EXPORTS = (TURTLE, RDF_XML)
 # Projects and records are citable works: every format. Persons, organizations,
 # clusters and collections are described in JSON, JSON-LD and RDF (DataCite and
 # Dublin Core describe resources, not agents or groupings).
-WORK_EXPORTS = (JSON, JSONLD, TURTLE, RDF_XML, DATACITE, DUBLIN_CORE, BIBTEX, RIS, CSL_JSON, CITATION_TEXT)
+WORK_EXPORTS = (
+    JSON,
+    JSONLD,
+    TURTLE,
+    RDF_XML,
+    DATACITE,
+    DATACITE_JSON,
+    DUBLIN_CORE,
+    BIBTEX,
+    RIS,
+    CSL_JSON,
+    CITATION_TEXT,
+)
 DESCRIPTION_EXPORTS = (JSON, JSONLD, TURTLE, RDF_XML)
 BY_KEY = {export.key: export for export in WORK_EXPORTS}
 

@@ -17,8 +17,6 @@ from catalog.domain import dates, identifiers
 from catalog.domain.model import (
     PLACEHOLDERS,
     Catalog,
-    Cluster,
-    Collection,
     Frozen,
     Organization,
     Person,
@@ -28,11 +26,12 @@ from catalog.domain.model import (
 )
 from catalog.domain.roles import REPOSITORY_PUBLISHER, project_credits
 from catalog.domain.temporal import TemporalCoverage, resolve
-from catalog.domain.values import canonical_licence_uri
+from catalog.domain.values import Link, Values, canonical_licence_uri, project_urls
 from catalog.formats import links, vocabularies
 from catalog.formats.xmltext import is_language_tag, to_uri
 
 PUBLISHER = REPOSITORY_PUBLISHER
+_SHOWN = Values(show_placeholders=False)  # what metadata shows: never a placeholder
 PROJECT_RESOURCE_TYPE = ("Project", "Research Project")
 RECORD_RESOURCE_TYPE = ("Other", "Record")  # a record that names no type of data
 
@@ -373,25 +372,40 @@ def _contributor_types(roles: tuple[str, ...] | list[str]) -> list[str]:
     return [t for t in types if t != "Other"] or types
 
 
+CREATOR = "Creator"  # the role of a creator among the contributorTypes of :func:`credited_roles`
+
+
+def credited_roles(project: Project) -> list[tuple[str, list[str]]]:
+    """Everyone a project credits (attributions, then contact points), once each, with their roles in DataCite's
+    terms: :data:`CREATOR` for a leading role (catalog.domain.roles), then the contributorTypes of the others."""
+    found: dict[str, list[str]] = {}
+    for credit in project_credits(project):
+        kinds = found.setdefault(credit.contributor_id, [])
+        if credit.is_creator:
+            kinds.append(CREATOR)
+        if not credit.is_creator or credit.other_roles:
+            kinds.extend(_contributor_types(credit.other_roles))
+    for contact_id in project.contact_point_ids:
+        kinds = found.setdefault(contact_id, [])
+        if "ContactPerson" not in kinds:
+            kinds.append("ContactPerson")
+    return list(found.items())
+
+
 def _creators_and_contributors(catalog: Catalog, project: Project) -> tuple[list[Agent], list[tuple[Agent, str]]]:
-    """Creators are the attributions with a leading role (catalog.domain.roles); a creator's other roles
-    and everyone else's roles make contributors."""
+    """Creators are the attributions with a leading role; a creator's other roles and everyone else's roles
+    make contributors (contact points are contributors ``ContactPerson``)."""
     creators: list[Agent] = []
     contributors: list[tuple[Agent, str]] = []
-    for credit in project_credits(project):
-        agent = contributor_agent(credit.contributor_id, catalog)
+    contacts: list[tuple[Agent, str]] = []  # after everyone's other roles
+    for contributor_id, kinds in credited_roles(project):
+        agent = contributor_agent(contributor_id, catalog)
         if agent is None:
             continue
-        if credit.is_creator:
-            creators.append(agent)
-            if not credit.other_roles:
-                continue
-        contributors.extend((agent, kind) for kind in _contributor_types(credit.other_roles))
-    for contact_id in project.contact_point_ids:
-        agent = contributor_agent(contact_id, catalog)
-        if agent and (agent, "ContactPerson") not in contributors:
-            contributors.append((agent, "ContactPerson"))
-    return creators, contributors
+        creators += [agent] if CREATOR in kinds else []
+        contributors += [(agent, kind) for kind in kinds if kind not in (CREATOR, "ContactPerson")]
+        contacts += [(agent, "ContactPerson")] if "ContactPerson" in kinds else []
+    return creators, contributors + [contact for contact in contacts if contact not in contributors]
 
 
 def _funder_identifier(funder: Person | Organization, name: str) -> tuple[str | None, str | None]:
@@ -525,16 +539,34 @@ def _project_alternate_identifiers(project: Project, identity: identifiers.ItemI
     return found
 
 
-def _project_parents(catalog: Catalog, project: Project, identity: identifiers.ItemIdentity) -> list[Related]:
-    groups: tuple[Cluster | Collection, ...] = (
-        *catalog.clusters_by_project.get(project.key, ()),
-        *catalog.collections_by_project.get(project.key, ()),
-    )
-    parents = [pid_related(parent.get("pid"), "IsPartOf") for parent in groups]
-    if identity.shared_pid:
-        # The shared pid identifies the cluster that carries it (or, without one, the group of its items).
-        parents.append(pid_related(identity.shared_pid, "IsPartOf"))
-    return [parent for parent in parents if parent]
+def _project_parents(
+    catalog: Catalog, project: Project, identity: identifiers.ItemIdentity, base_url: str
+) -> list[Related]:
+    """What a project is part of (``IsPartOf``: "A is a portion of B"): its clusters and collections (their
+    pid, else their page here), the group its shared pid identifies, and the repository's catalogue."""
+    parents = [
+        pid_related(cluster.get("pid"), "IsPartOf")
+        or Related(base_url + links.cluster_path(cluster.id), "URL", "IsPartOf")
+        for cluster in catalog.clusters_by_project.get(project.key, ())
+    ]
+    parents += [
+        pid_related(collection.get("pid"), "IsPartOf")
+        or Related(base_url + links.collection_path(collection.id), "URL", "IsPartOf")
+        for collection in catalog.collections_by_project.get(project.key, ())
+    ]
+    # The shared pid identifies the cluster that carries it (or, without one, the group of its items).
+    shared = pid_related(identity.shared_pid, "IsPartOf") if identity.shared_pid else None
+    parents += [shared] if shared else []
+    parents.append(Related(base_url + links.CATALOGUE_DCAT_PATH, "URL", "IsPartOf"))
+    return parents
+
+
+def _data_application(project: Project) -> list[Related]:
+    """The project's data in the repository's data application (its first ``url``, schema.org's ``sameAs``):
+    ``IsIdenticalTo`` ("A is identical to B … two separate instances of the same resource")."""
+    data_link, _website = project_urls(project, _SHOWN)
+    url = uri_value(data_link.href) if isinstance(data_link, Link) else None
+    return [Related(url, "URL", "IsIdenticalTo")] if url else []
 
 
 def _places(project: Project) -> list[str]:
@@ -580,7 +612,11 @@ def project_metadata(catalog: Catalog, project: Project, base_url: str, fallback
         related_texts=related_texts,
         languages=project_languages(project),
         alternate_identifiers=_project_alternate_identifiers(project, identity),
-        related=list(dict.fromkeys([*_project_parents(catalog, project, identity), *publications])),
+        related=list(
+            dict.fromkeys(
+                [*_project_parents(catalog, project, identity, base_url), *_data_application(project), *publications]
+            )
+        ),
         rights=rights,
         access=access,
         coverage=coverage,

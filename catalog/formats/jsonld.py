@@ -300,12 +300,17 @@ def project_dataset(catalog: Catalog, project: Project, base_url: str, catalog_n
             "isAccessibleForFree": free,
             "conditionsOfAccess": conditions,
             "datePublished": dates.project_issued(catalog, project),
+            "dateModified": dates.modified(catalog, project),
             "creativeWorkStatus": _text(project.get("status")),
             # How the project asks to be credited; schema.org `citation` names works this one cites.
             "creditText": _text(project.get("howToCite")) or None,
             "isPartOf": [
                 {"@type": "Collection", "@id": base_url + links.cluster_path(c.id), "name": c.name or c.id}
                 for c in catalog.clusters_by_project.get(project.key, ())
+            ]
+            + [
+                {"@type": "Collection", "@id": base_url + links.collection_path(c.id), "name": c.name or c.id}
+                for c in catalog.collections_by_project.get(project.key, ())
             ],
             "publisher": {"@type": "Organization", "name": REPOSITORY_PUBLISHER},
             "includedInDataCatalog": data_catalog(base_url, catalog_name),
@@ -349,7 +354,7 @@ def record_work(catalog: Catalog, project: Project, table: RecordTable, index: i
                 page_url, base_url + links.record_json_path(project.shortcode, pid), exports.WORK_EXPORTS
             ),
             "dateCreated": _text(record.get("dateCreated")),
-            "dateModified": _text(record.get("dateModified")),
+            "dateModified": dates.modified(catalog, project, index),
             "datePublished": dates.record_issued(record),
             "keywords": [t for t in (_text(v) for v in stored_list(record.get("keywords"))) if t],
             "conditionsOfAccess": _text(record.get("accessRights")),

@@ -25,7 +25,17 @@ from rdflib import Graph
 from catalog.domain.identifiers import project_identity
 from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable
 from catalog.domain.values import is_http_url
-from catalog.formats import citation, datacite_xml, dcat, dublin_core_xml, exports, item_metadata, jsonld, links
+from catalog.formats import (
+    citation,
+    datacite_json,
+    datacite_xml,
+    dcat,
+    dublin_core_xml,
+    exports,
+    item_metadata,
+    jsonld,
+    links,
+)
 from catalog.formats.exports import Export
 from catalog.formats.signposting import ABOUT_PAGE, HEADER_ITEMS, LINKSET_TYPE, TypedLink, link_header, linkset
 from catalog.pages.dcat_views import site
@@ -43,7 +53,7 @@ class Described:
     json_path: str
     stem: str  # download file name without extension
     offered: tuple[Export, ...]
-    build: Callable[[Export, str], str | bytes]  # (export, citation style) -> body
+    build: Callable[[Export, str, str], str | bytes]  # (export, citation style, citation language) -> body
     signposts: Callable[[str, int | None], list[TypedLink]] | None = None  # (base_url, item cap) -> links
 
     def url(self, export: Export) -> str:
@@ -68,18 +78,21 @@ def _work_builder(
     item: Callable[[], item_metadata.ItemMetadata],
     data: Callable[[], citation.CitationData],
     graph: Callable[[], Graph],
-) -> Callable[[Export, str], str | bytes]:
-    def build(export: Export, style: str) -> str | bytes:
+    page_url: str,
+) -> Callable[[Export, str, str], str | bytes]:
+    def build(export: Export, style: str, language: str) -> str | bytes:
         if export in exports.RDF_EXPORTS:
             return dcat.serialise(graph(), export.media_type)
         if export is exports.JSONLD:
             return _json_text(document())
         if export is exports.DATACITE:
             return exports.standalone_xml(datacite_xml.render(item()))
+        if export is exports.DATACITE_JSON:
+            return _json_text(datacite_json.attributes(item(), page_url))
         if export is exports.DUBLIN_CORE:
             return exports.standalone_xml(dublin_core_xml.render(item()))
         if export is exports.CITATION_TEXT:
-            return citation.formatted(data(), style) + "\n"
+            return citation.formatted(data(), style, language) + "\n"
         return citation.FORMATS[export.key][0](data())
 
     return build
@@ -145,6 +158,7 @@ def project_described(catalog: Catalog, project: Project, base_url: str) -> Desc
             item,
             lambda: citation.citation_data(catalog, project, base_url + page_path),
             lambda: dcat.project_graph(catalog, project, site(base_url)),
+            base_url + page_path,
         ),
         signposts,
     )
@@ -183,6 +197,7 @@ def record_described(catalog: Catalog, project: Project, table: RecordTable, ind
                 catalog, project, table, index, base_url + links.project_path(project.shortcode)
             ),
             lambda: dcat.record_graph(catalog, project, table, index, site(base_url)),
+            base_url + page_path,
         ),
         signposts,
     )
@@ -201,7 +216,7 @@ def description_described(
     With a schema.org ``kind`` (persons, organizations) the page has Signposting links too.
     """
 
-    def build(export: Export, style: str) -> str | bytes:
+    def build(export: Export, style: str, language: str) -> str | bytes:
         if export in exports.RDF_EXPORTS:
             return dcat.serialise(graph(), export.media_type)
         return _json_text(document())
@@ -218,15 +233,21 @@ def description_described(
 # Responses -------------------------------------------------------------------
 
 
-def _style(request: HttpRequest) -> str | None:
-    """The ``?style=`` value, None when unknown (the caller answers 400)."""
+def _style(request: HttpRequest) -> tuple[str, str] | None:
+    """The ``?style=`` and ``?locale=`` values (a locale by its language: ``de``, ``de-DE``), None when either is
+    unknown (the caller answers 400)."""
     style = request.GET.get("style", citation.DEFAULT_STYLE)
-    return style if style in citation.STYLES else None
+    language = citation.locale_of(request.GET.get("locale", citation.DEFAULT_LOCALE))
+    return (style, language) if style in citation.STYLES and language else None
 
 
 def _bad_style() -> HttpResponse:
-    offered = ", ".join(citation.STYLES)
-    return HttpResponse(f"Unknown citation style. Offered: {offered}.\n", status=400, content_type="text/plain")
+    styles, locales = ", ".join(citation.STYLES), ", ".join(citation.LOCALES.values())
+    return HttpResponse(
+        f"Unknown citation style or locale. Styles: {styles}. Locales: {locales}.\n",
+        status=400,
+        content_type="text/plain",
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -259,15 +280,25 @@ def negotiate(request: HttpRequest, described: Described) -> HttpResponse | None
     else:
         export = offered[preferred]
         location = described.url(export)
-        style = accept.parameter(header, exports.CITATION_TEXT.media_type, "style")
-        if export is exports.CITATION_TEXT and "style" in request.GET:
-            location += "?" + request.GET.urlencode()
-        elif export is exports.CITATION_TEXT and style:
-            location += "?" + urlencode({"style": style})  # as DOI resolvers read ``Accept: …; style=apa``
+        if export is exports.CITATION_TEXT:
+            location += _citation_query(request, header)
         response = HttpResponse(status=303)
         response["Location"] = location
     patch_vary_headers(response, ["Accept"])
     return response
+
+
+def _citation_query(request: HttpRequest, header: str) -> str:
+    """The page's ``?style=`` and ``?locale=``, else those of ``Accept: text/x-bibliography; style=apa;
+    locale=de-DE`` (as DOI resolvers read them), for the formatted citation's URL."""
+    if "style" in request.GET or "locale" in request.GET:
+        return "?" + request.GET.urlencode()
+    found = {
+        name: value
+        for name in ("style", "locale")
+        if (value := accept.parameter(header, exports.CITATION_TEXT.media_type, name))
+    }
+    return "?" + urlencode(found) if found else ""
 
 
 def finish_page(response: HttpResponse, request: HttpRequest, described: Described) -> HttpResponse:
@@ -285,11 +316,11 @@ def export_response(request: HttpRequest, described: Described, key: str) -> Htt
     export = exports.BY_KEY[key]
     if export not in described.offered:
         return HttpResponse(status=404)
-    style = _style(request)
-    if style is None:
+    chosen = _style(request)
+    if chosen is None:
         return _bad_style()
     content_type = f"{export.media_type}; charset=utf-8"
-    response = HttpResponse(described.build(export, style), content_type=content_type)
+    response = HttpResponse(described.build(export, *chosen), content_type=content_type)
     if export is not exports.CITATION_TEXT:
         response["Content-Disposition"] = exports.content_disposition(described.stem, export)
     return mark_cacheable(response)

@@ -37,6 +37,7 @@ from catalog.domain.values import (
     access_right,
     canonical_licence_uri,
     language_name,
+    licence_name,
     project_urls,
     shorten,
     stored_list,
@@ -252,7 +253,7 @@ def license_views(legal_infos: Frozen, values: Values) -> tuple[LicenseView, ...
         url = canonical_licence_uri(stored) if stored else None
         if not identifier and not url:
             continue
-        label: Shown = identifier or url
+        label: Shown = licence_name(identifier, url)
         plain_label = plain(identifier).upper()
         is_cc = plain_label.startswith("CC") or (url is not None and "creativecommons.org" in url)
         views.append(LicenseView(label, url, is_cc, values.date(license_.get("licenseDate"))))

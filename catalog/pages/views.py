@@ -342,7 +342,7 @@ def _citation_context(
 ) -> dict[str, Any]:
     """The on-page citation in the chosen style, the style chooser and the exports."""
     return {
-        "citation_text": citation.formatted(data, style),
+        "citation_text": citation.formatted(data, style, citation.locale_of(_language()) or citation.DEFAULT_LOCALE),
         "citation_style": style,
         "citation_styles": [(key, label) for key, (label, _) in citation.STYLES.items()],
         "alternates": described.alternates(),

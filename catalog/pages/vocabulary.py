@@ -53,6 +53,7 @@ TYPES_OF_DATA = (
 FORMAT_LABELS = (
     gettext_noop("Formatted citation"),
     gettext_noop("Chicago author-date"),
+    gettext_noop("Chicago notes and bibliography"),
 )
 
 # catalog.domain.search.BadQuery: why a listing's parameters cannot be answered (the 400 page says it).

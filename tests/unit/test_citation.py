@@ -31,7 +31,11 @@ def test_each_style_names_creators_year_title_publisher_and_https_identifier(cor
         # Chicago title-cases the title (CSL does so for items not marked as non-English).
         "chicago-author-date": "Schellewald, B., H. Hug, and L. Rosenthaler. 2011. “Die Bilderfolgen Der Basler "
         f"Frühdrucke: Spätmittelalterliche Didaxe Als Bild-Text-Lektüre”. DaSCH. {ARK}.",
+        "chicago-notes-bibliography": "Schellewald, B., H. Hug, and L. Rosenthaler. “Die Bilderfolgen Der Basler "
+        f"Frühdrucke: Spätmittelalterliche Didaxe Als Bild-Text-Lektüre”. DaSCH, 2011. {ARK}.",
         "harvard": f"Schellewald, B., Hug, H. and Rosenthaler, L. (2011) “{TITLE}”. DaSCH. Available at: {ARK}.",
+        "mla": "Schellewald, B., et al. “Die Bilderfolgen Der Basler Frühdrucke: Spätmittelalterliche Didaxe Als "
+        f"Bild-Text-Lektüre”. DaSCH, 2011, {ARK}.",
     }
     assert {style: citation.formatted(data, style) for style in citation.STYLES} == expected
 

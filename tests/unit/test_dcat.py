@@ -14,6 +14,7 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.compare import isomorphic
 from rdflib.namespace import DCAT, DCTERMS, RDF
 
+from catalog.domain import dates
 from catalog.domain.ledger import iso_time, read_view
 from catalog.domain.loader import load_catalog
 from catalog.formats import dcat, vocabularies
@@ -168,7 +169,7 @@ def test_a_period_without_dates_keeps_its_name_only() -> None:
     assert graph.value(periods["Bronze Age"], DCAT.endDate) == Literal("-0800", datatype=dcat.XSD.gYear)
 
 
-def test_issued_and_modified_come_from_the_change_ledger(tmp_path) -> None:
+def test_issued_is_the_publication_date_and_modified_the_ledgers_last_change(tmp_path) -> None:
     data_dir = tmp_path / "data"
     shutil.copytree(SAMPLE_DIR, data_dir)
     assert run_svc("stamp", str(data_dir)).returncode == 0
@@ -177,9 +178,13 @@ def test_issued_and_modified_come_from_the_change_ledger(tmp_path) -> None:
     assert view is not None
     stamped = dataclasses.replace(loaded, ledger=view)
     graph = dcat.catalogue_page(stamped, SITE, 1, BASE + "/x?page={page}")
-    project = stamped.projects[0]
+    issued = {project.shortcode: dates.project_issued(stamped, project) for project in stamped.projects}
+    project = next(p for p in stamped.projects if len(issued[p.shortcode] or "") == 10)
+    year_only = next(p for p in stamped.projects if len(issued[p.shortcode] or "") == 4)
     times = view.projects[project.key]
     subject = URIRef(f"{BASE}/projects/{project.shortcode}")
-    assert graph.value(subject, DCTERMS.issued) == Literal(iso_time(times.first_seen), datatype=dcat.XSD.dateTime)
+    assert graph.value(subject, DCTERMS.issued) == Literal(issued[project.shortcode], datatype=dcat.XSD.date)
+    # DCAT-AP CH types dct:issued as a date: a year alone is no dct:issued (DataCite and JSON-LD carry it).
+    assert graph.value(URIRef(f"{BASE}/projects/{year_only.shortcode}"), DCTERMS.issued) is None
     assert graph.value(subject, DCTERMS.modified) == Literal(iso_time(times.changed), datatype=dcat.XSD.dateTime)
     assert graph.value(dcat.catalogue_uri(BASE), DCTERMS.modified) is not None

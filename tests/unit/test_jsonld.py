@@ -208,6 +208,7 @@ def test_catalogue_and_distribution(corpus):
         "text/turtle": f"{BASE}/projects/0803/metadata.ttl",
         "application/rdf+xml": f"{BASE}/projects/0803/metadata.rdf",
         "application/vnd.datacite.datacite+xml": f"{BASE}/projects/0803/datacite.xml",
+        "application/vnd.datacite.datacite+json": f"{BASE}/projects/0803/datacite.json",
         "application/xml": f"{BASE}/projects/0803/dc.xml",
         "application/x-bibtex": f"{BASE}/projects/0803/citation.bib",
         "application/x-research-info-systems": f"{BASE}/projects/0803/citation.ris",
