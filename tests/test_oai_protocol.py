@@ -126,12 +126,13 @@ def test_projects_sharing_a_pid_get_distinct_identifiers_that_resolve(client):
             assert identifiers(document) == [identifier]
         assert not errors(oai(client, verb="ListMetadataFormats", identifier=identifier))
     # The ARK they share identifies none of them: each is identified by its landing page and IsPartOf the ARK
-    # (the cluster that carries it).
+    # (the cluster that carries it), as it IsPartOf the catalogue.
     document = oai(client, verb="GetRecord", identifier=shared[2], metadataPrefix="oai_datacite")
     assert document.xpath("//d:identifier/text()", namespaces=NS) == ["https://repository.dasch.swiss/projects/0801c"]
     assert document.xpath("//d:identifier/@identifierType", namespaces=NS) == ["URL"]
     assert document.xpath("//d:relatedIdentifier[@relationType='IsPartOf']/text()", namespaces=NS) == [
-        "https://ark.dasch.swiss/ark:/72163/1/0801"
+        "https://ark.dasch.swiss/ark:/72163/1/0801",
+        "https://repository.dasch.swiss/catalogue/dcat",
     ]
     assert document.xpath("//d:alternateIdentifier/text()", namespaces=NS) == ["0801c"]
     # The shared pid itself names no single item.
