@@ -30,6 +30,7 @@ from catalog.domain.paging import PagePositions, page_bounds, page_count
 from catalog.domain.values import canonical_licence_uri, language_name, licence_label, stored_list, stored_strings
 
 PAGE_SIZE = 20
+OPEN_END = 9999  # the last year of a project without an end date
 MAX_QUERY_LENGTH = 500
 MAX_FILTER_VALUES = 50
 
@@ -275,7 +276,7 @@ def _index_project(catalog: Catalog, project: Project) -> IndexedProject:
         ),
         sort_name=normalise(project.name),
         start=start if isinstance(start, str) and not is_placeholder(start) else "",
-        years=(first, last or 9999) if first else None,  # an open end runs on
+        years=(first, last or OPEN_END) if first else None,  # an open end runs on
     )
 
 
@@ -535,18 +536,46 @@ def rank(index: SearchIndex, positions: set[int], sort: str, query_words: list[s
     return (dated[::-1] if sort == "newest" else dated) + undated
 
 
+def _matched(index: SearchIndex, query: ListingQuery) -> list[int]:
+    """The positions of the projects matching the search text and the years (the facets aside)."""
+    query_words = words(query.text)
+    low, high = query.years
+    return [
+        position
+        for position, entry in enumerate(index.entries)
+        if matches(entry.all_text, query_words) and _in_years(entry, low, high)
+    ]
+
+
+def _selections(query: ListingQuery) -> list[frozenset[str]]:
+    return [frozenset(query.selected(facet.key)) for facet in FACETS]
+
+
+def years_active(index: SearchIndex, query: ListingQuery, span: int) -> dict[int, int]:
+    """For each year, how many of the projects ``query`` lists (its years aside) ran in it: what the listing
+    gives for ``from`` and ``to`` that year.
+
+    The years run to the latest year those projects' dates name (an open end runs to it), ``span`` at most.
+    """
+    entries = index.entries
+    undated = replace(query, years=(None, None))
+    dated = [entries[p] for p in _narrowed(entries, _matched(index, undated), _selections(undated)) if entries[p].years]
+    named = [year for entry in dated if entry.years for year in entry.years if year != OPEN_END]
+    if not named:
+        return {}
+    last = max(named)
+    first = max(min(named), last - span + 1)
+    counts = {year: sum(1 for entry in dated if _in_years(entry, year, year)) for year in range(first, last + 1)}
+    return {year: count for year, count in counts.items() if count}
+
+
 def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
     """Run a listing query; raises :class:`PageOutOfRange` past the last page."""
     query_words = words(query.text)
     entries = index.entries
-    low, high = query.years
-    matched_positions = [
-        position
-        for position, entry in enumerate(entries)
-        if matches(entry.all_text, query_words) and _in_years(entry, low, high)
-    ]
+    matched_positions = _matched(index, query)
     matched = [entries[position] for position in matched_positions]
-    selections = [frozenset(query.selected(facet.key)) for facet in FACETS]
+    selections = _selections(query)
     facets = tuple(
         FacetResult(
             facet.key,

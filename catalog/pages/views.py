@@ -47,7 +47,7 @@ from catalog.domain.search import (
 )
 from catalog.domain.values import Values
 from catalog.formats import citation, dcat, jsonld, links
-from catalog.pages import dcat_views, export_views, languages, page_links, presenters, vocabulary
+from catalog.pages import charts, dcat_views, export_views, languages, page_links, presenters, vocabulary
 from catalog.pages.export_views import Described
 from catalog.pages.templatetags import catalog_tags
 from catalog.runtime import catalog_of, get_catalog
@@ -89,6 +89,8 @@ PAGE_TEMPLATES = (
     "_browse_title.html",
     "_texts.html",
     "_showing.html",
+    "_chart.html",
+    "overview.html",
 )
 
 
@@ -400,12 +402,18 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
             raise Http404(message.format(shortcode=project_.shortcode, tab=repr(tab)))
         document = jsonld.project_dataset(catalog, project_, base_url(request), settings.SVC.oai_repository_name)
         data = citation.citation_data(catalog, project_, base_url(request) + links.project_path(project_.shortcode))
+        record_charts = (
+            _view_model(memo, ("record-charts", project_.key), lambda: charts.project_record_charts(catalog, project_))
+            if page.record_count
+            else ()
+        )
         return _render(
             request,
             "project.html",
             {
                 "page": page,
                 "active_tab": tab,
+                "charts": record_charts,
                 "jsonld": jsonld.to_script(document),
                 "siblings": [
                     (p.shortcode, p.name or p.shortcode, page_links.project(p.shortcode))
@@ -836,3 +844,34 @@ def about(request: HttpRequest) -> HttpResponse:
         )
 
     return _page(render)
+
+
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
+@require_safe
+def overview(request: HttpRequest) -> HttpResponse:
+    """`/overview`: the catalogue in charts, each bar linking to the listing it counts."""
+    catalog = catalog_of(request)
+    memo = memo_for(catalog)
+
+    def render() -> str:
+        index = memo.get("search-index", lambda: SearchIndex.build(catalog))
+        counts = catalog.counts()
+        return _render(
+            request,
+            "overview.html",
+            {
+                "charts": _view_model(memo, ("overview-charts",), lambda: charts.overview_charts(catalog, index)),
+                "counts": counts,
+                "meta": presenters.PageMeta(
+                    title=_("The catalogue at a glance"),
+                    description=_(
+                        "Charts of the {projects} research projects and {records} records: by discipline, "
+                        "status, access rights and year."
+                    ).format(projects=counts["projects"], records=counts["records"]),
+                    path=page_links.overview(),
+                    json_path=None,
+                ),
+            },
+        )
+
+    return _changed_with_catalog(_page(render), catalog)
