@@ -141,3 +141,30 @@ def test_chart_pages_are_served_from_the_response_cache(client, corpus, monkeypa
     for path in ("/overview", "/projects/0803?tab=records", "/overview", "/projects/0803?tab=records"):
         assert client.get(path).status_code == 200
     assert rendered == ["overview.html", "project.html"]
+
+
+@pytest.mark.parametrize("path", ["/persons/person-008", "/organizations/organization-002"])
+def test_a_contributor_with_several_projects_has_them_per_year_each_year_listing_them(client, corpus, path):
+    tree = tree_of(client.get(path))
+    contributor = path.rpartition("/")[2]
+    listed_projects = len(tree.xpath("//ul[@class='project-roles']/li"))
+    assert listed(client, f"/projects?contributor={contributor}") == listed_projects
+    rows = table(tree, "projects-per-year")
+    assert rows and [href for _, href, _ in rows] == [href for href, _ in bars(tree, "projects-per-year")]
+    for year, href, count in rows:
+        assert href == f"/projects?contributor={contributor}&from={year}&to={year}"
+        assert listed(client, href) == int(count), href
+
+
+def test_the_contributor_filter_is_a_chip_not_a_listed_facet(client, corpus):
+    tree = tree_of(client.get("/projects?contributor=person-008&from=2020&to=2020"))
+    assert tree.xpath("//input[@name='contributor']") == []
+    name = tree_of(client.get("/persons/person-008")).xpath("string(//h1)")
+    chips = [" ".join(chip.text_content().split()) for chip in tree.xpath("//div[@class='active-filters']//li/a")]
+    assert chips[0] == f"Contributor: {name} (remove)\u00d7"
+
+
+def test_a_person_with_one_project_has_no_chart(client, corpus):
+    tree = tree_of(client.get("/persons/person-071"))
+    assert len(tree.xpath("//ul[@class='project-roles']/li")) == 1
+    assert tree.xpath("//div[@class='chart']") == []

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, expect
 from tests.conftest import Server
 from tests.test_e2e_browser import AXE, WCAG_21_AA, server  # noqa: F401 (fixture)
 
-PAGES = ("/projects/0803?tab=records", "/overview")
+PAGES = ("/projects/0803?tab=records", "/overview", "/persons/person-008")
 PHONE = {"width": 320, "height": 720}
 DESKTOP = {"width": 1280, "height": 800}
 

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Self
 from urllib.parse import urlencode
 
 from catalog.domain import disciplines
+from catalog.domain.memo import per_catalog
 from catalog.domain.model import (
     ACCESS_RIGHTS,
     PROJECT_STATUSES,
@@ -136,6 +137,7 @@ class Facet:
     fixed_order: tuple[str, ...] = ()
     # For values that name other entities (funders, organizations): read with the whole catalogue.
     catalog_values: Callable[[Catalog, Project], tuple[str, ...]] | None = None
+    listed: bool = True  # shown among the listing's filters (else only a URL parameter, a chip when selected)
 
 
 def _texts(value: Frozen) -> tuple[str, ...]:
@@ -212,6 +214,21 @@ def _organizations(catalog: Catalog, project: Project) -> tuple[str, ...]:
     return _clean(tuple(names))
 
 
+@per_catalog
+def _credits(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """Project key -> the persons and organizations whose page lists the project (the loader's rule)."""
+    credited: dict[str, list[str]] = {}
+    for by_contributor in (catalog.projects_by_person, catalog.projects_by_organization):
+        for contributor_id, credits in by_contributor.items():
+            for project, _ in credits:
+                credited.setdefault(project.key, []).append(contributor_id)
+    return {key: tuple(ids) for key, ids in credited.items()}
+
+
+def _contributors(catalog: Catalog, project: Project) -> tuple[str, ...]:
+    return _credits(catalog).get(project.key, ())
+
+
 FACETS: tuple[Facet, ...] = (
     Facet("status", "Status", _status, fixed_order=PROJECT_STATUSES),
     Facet("access", "Access rights", _access, fixed_order=ACCESS_RIGHTS),
@@ -226,8 +243,11 @@ FACETS: tuple[Facet, ...] = (
     Facet("licence", "Licence", _licences, licence_label),
     Facet("funder", "Funder", _none, catalog_values=_funders),
     Facet("organization", "Organization", _none, catalog_values=_organizations),
+    # A person's or organization's projects, by id: what the charts of their pages link to.
+    Facet("contributor", "Contributor", _none, catalog_values=_contributors, listed=False),
 )
 FACET_KEYS = tuple(facet.key for facet in FACETS)
+LISTED_FACET_KEYS = tuple(facet.key for facet in FACETS if facet.listed)
 
 
 @dataclass(frozen=True, slots=True)

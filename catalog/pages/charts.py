@@ -187,3 +187,11 @@ def overview_charts(catalog: Catalog, index: SearchIndex) -> tuple[Chart, ...]:
             "records",
         ),
     )
+
+
+def contributor_chart(index: SearchIndex, contributor_id: str) -> Chart | None:
+    """The projects of a person or organization per year, when the listing of their projects has several."""
+    query = ListingQuery(filters=(("contributor", (contributor_id,)),))
+    if search(index, query).total < 2:
+        return None
+    return projects_per_year(index, query, "projects-per-year", _("Projects per year"))

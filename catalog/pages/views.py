@@ -33,6 +33,7 @@ from catalog.domain.record_search import (
     search_records,
 )
 from catalog.domain.search import (
+    LISTED_FACET_KEYS,
     SORTS,
     BadQuery,
     FacetResult,
@@ -214,8 +215,11 @@ def _view_model(memo: CatalogMemo, key: tuple[Hashable, ...], build: Callable[[]
     return memo.get((*key, _language(), settings.SVC.show_placeholder_values), build)
 
 
-def value_label(facet: FacetResult, value: str) -> str:
+def value_label(facet: FacetResult, value: str, catalog: Catalog) -> str:
     """A selected facet value as its chip says it, in the page's language where the catalogues know it."""
+    if facet.key == "contributor":
+        contributor = catalog.contributor(value)
+        return contributor.display_name if contributor else value
     if facet.key == "language":
         return catalog_tags.language_label(value)  # the facet's own rule, in the interface language
     label = next((v.label for v in facet.values if v.value == value), value)
@@ -283,7 +287,7 @@ def projects(request: HttpRequest) -> HttpResponse:
         active_filters = [
             (
                 labels[key].label,
-                value_label(labels[key], value),
+                value_label(labels[key], value, catalog),
                 query.url(path, filters=query.without_filter(key, value), page=1),
             )
             for key, selected in query.filters
@@ -298,6 +302,7 @@ def projects(request: HttpRequest) -> HttpResponse:
             "projects.html",
             {
                 "result": result,
+                "listed_facets": [facet for facet in result.facets if facet.key in LISTED_FACET_KEYS],
                 "query": query,
                 "cards": [
                     (cards[entry.project.key], *_why_it_matched(entry.project, query, values)) for entry in result.items
@@ -731,14 +736,29 @@ def _entity_page(request: HttpRequest, kind: str, entity_id: str) -> HttpRespons
 
     def render() -> str:
         page = build_page(catalog, entity, _values())
+        found = _view_model(memo_for(catalog), (kind, entity.id), lambda: _entity_charts(catalog, kind, entity.id))
         return _render(
             request,
             template,
-            {"page": page, "jsonld": jsonld.to_script(document()), "alternates": described.alternates()},
+            {
+                "page": page,
+                "charts": found,
+                "jsonld": jsonld.to_script(document()),
+                "alternates": described.alternates(),
+            },
         )
 
     response = _changed_with_catalog(_page(render), catalog)
     return export_views.finish_page(response, request, described)
+
+
+def _entity_charts(catalog: Catalog, kind: str, entity_id: str) -> tuple[charts.Chart, ...]:
+    """A person's or organization's projects per year, where they have several."""
+    if kind not in ("person", "organization"):
+        return ()
+    index = memo_for(catalog).get("search-index", lambda: SearchIndex.build(catalog))
+    found = charts.contributor_chart(index, entity_id)
+    return (found,) if found else ()
 
 
 @varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
