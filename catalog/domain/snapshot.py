@@ -74,6 +74,7 @@ from catalog.domain.loader import (
     version_digest,
 )
 from catalog.domain.model import Catalog, Project, RecordTable, _Strings
+from catalog.domain.progress import Progress, SharedCounts
 from catalog.domain.record_search import IndexedRecordTable, ProjectRecordIndex, build_record_indexes
 from catalog.domain.version import svc_version
 
@@ -280,8 +281,9 @@ class SnapshotWriter:
     # read-ahead): its part then waits on disk, its records' sources and fingerprints in memory, until its turn.
     LARGE_SHARE = 4 * PROCESSES
 
-    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork) -> None:
+    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork, progress: Progress | None = None) -> None:
         self.root = Path(data_dir)
+        self.progress = progress
         self.files = _file_states(self.root)
         # What each file adds to the data version, taken before the tables are read (a file edited while stamping
         # then leaves the snapshot unused, never wrong). A records file's comes from the process that reads it: of
@@ -300,7 +302,10 @@ class SnapshotWriter:
         # An executor rather than a Pool: a process killed mid-project (out of memory) breaks it, where a Pool
         # would wait for that project for ever.
         self._pool = ProcessPoolExecutor(
-            self.PROCESSES, multiprocessing.get_context("fork"), initializer=_set_work, initargs=(work,)
+            self.PROCESSES,
+            multiprocessing.get_context("fork"),
+            initializer=_set_work,
+            initargs=(work, progress.counts if progress else None),
         )
 
     def __enter__(self) -> SnapshotWriter:
@@ -335,6 +340,8 @@ class SnapshotWriter:
         # would keep a process busy long after the other has nothing left to do. Large: more than 1/LARGE_SHARE of
         # all records, or than a quarter of the read-ahead (which is what the other process goes on with meanwhile).
         total = sum(sizes.values())
+        if self.progress is not None:
+            self.progress.start(total)
         large = [
             key for key, size in sizes.items() if size * self.LARGE_SHARE > total or 4 * size > self.READ_AHEAD_BYTES
         ]
@@ -402,13 +409,31 @@ class SnapshotWriter:
 # The part file a process wrote a project's sections to, the records file's name and digest, the project's
 # all-records facets and its work's result.
 _Indexed = tuple[Path, str, bytes, TableFacets, Any]
-# The work of this process, when it is one of a writer's (set as it starts).
+# The work of this process, when it is one of a writer's (set as it starts), and the progress it adds to.
 _process_work: RecordWork | None = None
+_process_counts: SharedCounts | None = None
+COUNTED_EVERY = 4096  # records between two additions to the progress counts
 
 
-def _set_work(work: RecordWork) -> None:
-    global _process_work
-    _process_work = work
+def _set_work(work: RecordWork, counts: SharedCounts | None) -> None:
+    global _process_work, _process_counts
+    _process_work, _process_counts = work, counts
+
+
+def _counting(size: int, records: int) -> Callable[[int], None]:
+    """A function given each record's position that adds to the progress counts every :data:`COUNTED_EVERY`
+    records and at the last, the file's bytes in proportion to its records read."""
+    counts = _process_counts
+    if counts is None:
+        return lambda position: None
+
+    def count(position: int) -> None:
+        done = position + 1
+        if done % COUNTED_EVERY == 0 or done == records:
+            counted = (done - 1) // COUNTED_EVERY * COUNTED_EVERY  # what earlier calls added
+            counts.add(size * done // records - size * counted // records, done - counted)
+
+    return count
 
 
 def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given: Any, parts: Path) -> _Indexed:
@@ -420,10 +445,12 @@ def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given:
     assert _process_work is not None  # set as the process started
     add_facets, facets = facet_collector(table)
     work, result = _process_work.records(key, table, given)
+    count = _counting(path.stat().st_size, len(table))
 
     def each_record(position: int, record: Mapping[str, Any]) -> None:
         add_facets(position, record)
         work(position, record)
+        count(position)
 
     index = ProjectRecordIndex.build(table, each_record)
     with _SectionsFile(parts / f"{key}.part", MAGIC) as part:
@@ -434,8 +461,8 @@ def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given:
 class SnapshotPass:
     """The record tables ``svc stamp`` reads for the ledger, read by the snapshot's writer, which writes them too."""
 
-    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork) -> None:
-        self.writer = SnapshotWriter(data_dir, work)
+    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork, progress: Progress | None = None) -> None:
+        self.writer = SnapshotWriter(data_dir, work, progress)
         self.written: WrittenSnapshot | None = None  # once all tables passed
 
     def tables(

@@ -6,6 +6,7 @@ Exit status: 0 stamped (or nothing to stamp), 2 the data (or its ledger) does no
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from catalog.domain.ledger import accept_shrink as accept_shrink_of
 from catalog.domain.ledger import iso_time
+from catalog.domain.progress import Progress
 from catalog.publishing.changes import StampRefused, stamp_release
 from catalog.publishing.oai_identifiers import site_url
 
@@ -54,16 +56,37 @@ class Command(BaseCommand):
             ),
         )
 
+        parser.add_argument(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="show the records read, the rate and the time left on standard error "
+            "(default: when standard error is a terminal)",
+        )
+
     def handle(
-        self, *args: Any, data_dir: Path, dry_run: bool, activate_in: int, accept_shrink: bool, **options: Any
+        self,
+        *args: Any,
+        data_dir: Path,
+        dry_run: bool,
+        activate_in: int,
+        accept_shrink: bool,
+        progress: bool | None,
+        **options: Any,
     ) -> None:
         if activate_in < 0:
             self._refuse("--activate-in must be 0 or more seconds")
+        shown = Progress.when(progress, self.stderr.isatty(), self._write_progress, "svc stamp")
         try:
             origin = site_url(settings.SVC.oai_base_url)
-            summary = stamp_release(data_dir, origin, int(time.time()), activate_in=activate_in, dry_run=dry_run)
+            summary = stamp_release(
+                data_dir, origin, int(time.time()), activate_in=activate_in, dry_run=dry_run, progress=shown
+            )
         except StampRefused as error:
             self._refuse(str(error))
+        finally:
+            if shown is not None:
+                shown.close()
         prefix = "dry run: " if dry_run else ""
         activation = f"; served from {iso_time(summary.activation)}" if not summary.unchanged_release else ""
         accepted = ""
@@ -71,6 +94,10 @@ class Command(BaseCommand):
             accept_shrink_of(data_dir, summary.activation)
             accepted = f"; withdrawals of the release of {iso_time(summary.activation)} accepted"
         self.stdout.write(f"{prefix}{summary}{activation}{accepted}")
+
+    def _write_progress(self, text: str) -> None:
+        self.stderr.write(text, style_func=str, ending="")
+        self.stderr.flush()
 
     def _refuse(self, reason: str) -> None:
         self.stderr.write(f"svc stamp: {reason}; the ledger is unchanged")
