@@ -76,8 +76,8 @@ def test_the_project_charts_its_records_by_year_and_type_linking_to_the_records_
         ("Image", "/records?project=0803&type=Image", "1043"),
     ]
     assert tree.xpath("string(//div[@id='chart-records-per-year']/h3)") == "Records by year"
-    svg = tree.xpath("//div[@id='chart-records-per-year']/*[local-name()='svg']")[0]
-    assert svg.get("role") == "group" and svg.get("aria-labelledby") == "records-per-year-title"
+    group = tree.xpath("//div[@id='chart-records-per-year']/div[*[local-name()='svg']]")[0]
+    assert group.get("role") == "group" and group.get("aria-labelledby") == "records-per-year-title"
 
 
 def test_a_project_without_records_has_no_chart(client, corpus):
