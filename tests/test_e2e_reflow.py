@@ -43,6 +43,8 @@ PAGES = (
     "/clusters/cluster-003-beol",
     "/collections",
     "/about",
+    "/overview",
+    "/persons/person-008",
     "/projects/NOPE",
     "/projects?page=abc",
 )

@@ -74,6 +74,7 @@ def crawl(server: Server, language: str) -> dict[str, tuple[Reply, set[str]]]:
     listings["collections"] = visit(f"{at}/collections")
     visit(f"{at}/records")
     visit(f"{at}/about")
+    visit(f"{at}/overview")
     for kind in ("persons", "organizations", "clusters", "collections"):
         visit(first_link(listings[kind], rf"{at}/{kind}/[^/?]+"))
     # A project with records: the first whose page links to its records' listing.

@@ -122,7 +122,7 @@ def test_record_pages_of_the_corpus_paginate(client, corpus):
 
 def test_project_page_shows_the_first_records_and_links_to_all(client, corpus):
     tree = page(client, "/projects/0803?tab=records")
-    assert len(tree.xpath("//section[@id='panel-records']//tbody/tr")) == 20
+    assert len(tree.xpath("//section[@id='panel-records']//table[@class='records']/tbody/tr")) == 20
     assert tree.xpath("//section[@id='panel-records']//a[@href='/projects/0803/records']")
 
 

@@ -37,6 +37,7 @@ from catalog.domain.loader import (
     shrinkage,
 )
 from catalog.domain.model import RECORD_DATE_FIELDS, is_placeholder
+from catalog.domain.progress import Progress
 from catalog.domain.schema import ENTITY_KINDS, PathPart, SchemaSet, schemas
 from catalog.domain.temporal import chronontology_period_id, resolve
 from catalog.domain.text_repair import may_hold_surrogates, repair_surrogates, surrogate_paths
@@ -70,7 +71,7 @@ JOB_TITLE_ROLE_WORDS: frozenset[str] = frozenset(
 )
 
 PERIODS_FILE, ENRICHMENT_FILE = OPTIONAL_FILES
-PROGRESS_EVERY = 50_000  # records between two progress reports
+PROGRESS_EVERY = 10_000  # records between two additions to the progress counts
 # Kind -> why an object of it that nothing names is an orphan.
 _UNNAMED: Mapping[str, str] = {
     "person": "is not named by any project (attributions, contact points, funding)",
@@ -128,9 +129,6 @@ class Report:
         return {check.value: tally[check.value] for check in Warn if tally[check.value]}
 
 
-Progress = Callable[[str], None]
-
-
 def json_path(parts: Iterable[PathPart]) -> str:
     """``attributions[3].contributor``-style path; ``$`` for the whole document."""
     text = ""
@@ -151,7 +149,7 @@ def validate_data_dir(data_dir: str | Path, progress: Progress | None = None) ->
     if not any((root / directory).is_dir() for directory in ENTITY_DIRS):
         # Most likely the wrong directory: saying "valid" would be misleading.
         raise DataDirError(f"{str(root)!r} is not a data directory: it has none of {', '.join(ENTITY_DIRS)}")
-    return _Validation(root, schemas(), progress or (lambda message: None)).run()
+    return _Validation(root, schemas(), progress).run()
 
 
 @dataclass(eq=False, slots=True)
@@ -195,10 +193,12 @@ class _Occurrences:
 
 
 class _Validation:
-    def __init__(self, root: Path, schema_set: SchemaSet, progress: Progress) -> None:
+    def __init__(self, root: Path, schema_set: SchemaSet, progress: Progress | None) -> None:
         self.root = root
         self.schemas = schema_set
         self.progress = progress
+        self.reading: JsonText | None = None  # the file being read, and its length in characters
+        self.reading_length = 1
         self.findings: list[Finding] = []
         self.counts: Counter[str] = Counter()
         self.items: dict[str, list[_Item]] = {kind: [] for kind in ENTITY_KINDS.values()}
@@ -212,6 +212,8 @@ class _Validation:
         self.record_warnings: list[MetadataWarning] = []
 
     def run(self) -> Report:
+        if self.progress is not None:
+            self.progress.start(_data_bytes(self.root))
         for directory, kind in ENTITY_KINDS.items():
             self.read_entities(directory, kind)
         self.projects_by_key = {item.key.lower(): item for item in self.items["project"] if item.key}
@@ -271,8 +273,9 @@ class _Validation:
         is_array = first is not None and first.group() == "["
         suspect = may_hold_surrogates(text)
         items = 0
+        self.reading, self.reading_length = JsonText([text]), max(1, len(text))
         try:
-            for position, value in enumerate(JsonText([text]).items()):
+            for position, value in enumerate(self.reading.items()):
                 index = position if is_array else None
                 items += 1
                 yield index, (self.repaired(self.relative(path), index, value) if suspect else value)
@@ -304,8 +307,8 @@ class _Validation:
     def read_entities(self, directory: str, kind: str) -> None:
         for path in self.files(directory):
             file = self.relative(path)
-            self.progress(file)
             size = _size(path)
+            self.counted(size)
             if size > MAX_ENTITY_FILE_BYTES:
                 self.counts["files"] += 1
                 self.add(file, "$", Check.FILE, f"not read: {entity_file_too_large(size)}")
@@ -353,15 +356,17 @@ class _Validation:
     def read_record_file(self, path: Path, file: str, key: str, served: bool) -> None:
         file_number = len(self.record_files)
         self.record_files.append((file, True))
-        self.progress(file)
         wanted = self.wanted_records
-        count = 0
+        count = counted = 0
+        size = _size(path)
         for index, record in self.objects(path, "records" if served else None):
             if index is None:
                 self.record_files[file_number] = (file, False)  # a file holding one record, not an array
             count += 1
-            if count % PROGRESS_EVERY == 0:
-                self.progress(f"{file}: {count:,} records")
+            if count % PROGRESS_EVERY == 0 and self.reading is not None:
+                read = size * self.reading.read_to // self.reading_length  # bytes, in proportion to the text read
+                self.counted(read - counted, PROGRESS_EVERY)
+                counted = read
             self.schema_findings("record", file, index, record)
             if not isinstance(record, dict):
                 continue
@@ -385,6 +390,11 @@ class _Validation:
                         Check.REFERENCE,
                         f"pid names project {named.group(1)!r}, but the record is in the records file of {key!r}",
                     )
+        self.counted(size - counted, count % PROGRESS_EVERY)
+
+    def counted(self, size: int, records: int = 0) -> None:
+        if self.progress is not None:
+            self.progress.add(size, records)
 
     # -- cross-file checks -----------------------------------------------------
 
@@ -647,3 +657,14 @@ def shrink_findings(previous_dir: str | Path, data_dir: str | Path, max_share: f
         )
         for loss in losses
     ]
+
+
+def _data_bytes(root: Path) -> int:
+    """The bytes of the entity and records files: what the progress counts towards."""
+    total = 0
+    for directory in (*ENTITY_KINDS, "records"):
+        try:
+            total += sum(_size(path) for path in json_files(root / directory))
+        except OSError:
+            continue  # reading it reports why
+    return total

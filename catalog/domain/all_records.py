@@ -431,11 +431,15 @@ class _Counter:
         return totals - counted if left_out else counted
 
 
-def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery) -> AllRecordsResult:
-    """One page of the records of every project; raises :class:`PageOutOfRange` past the last page."""
-    text_mask = index.matching(query.words)
-    selections = {key: index.selection(key, values) for key, values in query.filters}
-    # A facet's counts: the search and the *other* facets' selections (one shared mask when nothing is selected).
+def _masks(index: AllRecordsIndex, query: AllRecordsQuery) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+    """The records the search text keeps (None: all), and those each facet's selection keeps."""
+    return index.matching(query.words), {key: index.selection(key, values) for key, values in query.filters}
+
+
+def _facets(
+    index: AllRecordsIndex, query: AllRecordsQuery, text_mask: np.ndarray | None, selections: Mapping[str, np.ndarray]
+) -> tuple[FacetResult, ...]:
+    """Each facet's counts: the search and the *other* facets' selections (one shared mask when nothing is selected)."""
     masks = {
         key: _and(
             [m for m in (text_mask, *(mask for other, mask in selections.items() if other != key)) if m is not None]
@@ -443,9 +447,20 @@ def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery) -> AllRec
         for key, _ in FACETS
     }
     counter = _Counter(index)
-    facets = tuple(
+    return tuple(
         _facet(index, key, label, counter.counts(key, masks[key]), query.selected(key)) for key, label in FACETS
     )
+
+
+def all_records_facets(index: AllRecordsIndex, query: AllRecordsQuery) -> tuple[FacetResult, ...]:
+    """The facets `/records` shows for ``query``, without its page: what the charts of records count."""
+    return _facets(index, query, *_masks(index, query))
+
+
+def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery) -> AllRecordsResult:
+    """One page of the records of every project; raises :class:`PageOutOfRange` past the last page."""
+    text_mask, selections = _masks(index, query)
+    facets = _facets(index, query, text_mask, selections)
     mask = _and([m for m in (text_mask, *selections.values()) if m is not None])
     start = (query.page - 1) * PAGE_SIZE
     total, positions = index.page_of(query.effective_sort, mask, start, start + PAGE_SIZE)

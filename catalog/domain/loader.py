@@ -125,6 +125,7 @@ class JsonText:
         self.text = ""  # the window: what is not parsed yet
         self.offset = 0  # the position of the window's start in the whole text
         self.complete = False  # the window holds the end of the text
+        self.read_to = 0  # the position after the last item given, in the whole text
         self.suspect = False  # the window may hold a surrogate escape (:func:`may_hold_surrogates`)
 
     def _extend(self, start: int, chunks: int = 1) -> int:
@@ -192,6 +193,7 @@ class JsonText:
         else:
             while True:
                 value, index = self._value(index)
+                self.read_to = self.offset + index
                 yield value
                 index = self._skip_whitespace(index)
                 if index < len(self.text) and self.text[index] == ",":

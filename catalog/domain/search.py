@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Self
 from urllib.parse import urlencode
 
 from catalog.domain import disciplines
+from catalog.domain.memo import per_catalog
 from catalog.domain.model import (
     ACCESS_RIGHTS,
     PROJECT_STATUSES,
@@ -30,6 +31,7 @@ from catalog.domain.paging import PagePositions, page_bounds, page_count
 from catalog.domain.values import canonical_licence_uri, language_name, licence_label, stored_list, stored_strings
 
 PAGE_SIZE = 20
+OPEN_END = 9999  # the last year of a project without an end date
 MAX_QUERY_LENGTH = 500
 MAX_FILTER_VALUES = 50
 
@@ -135,6 +137,7 @@ class Facet:
     fixed_order: tuple[str, ...] = ()
     # For values that name other entities (funders, organizations): read with the whole catalogue.
     catalog_values: Callable[[Catalog, Project], tuple[str, ...]] | None = None
+    listed: bool = True  # shown among the listing's filters (else only a URL parameter, a chip when selected)
 
 
 def _texts(value: Frozen) -> tuple[str, ...]:
@@ -211,6 +214,21 @@ def _organizations(catalog: Catalog, project: Project) -> tuple[str, ...]:
     return _clean(tuple(names))
 
 
+@per_catalog
+def _credits(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """Project key -> the persons and organizations whose page lists the project (the loader's rule)."""
+    credited: dict[str, list[str]] = {}
+    for by_contributor in (catalog.projects_by_person, catalog.projects_by_organization):
+        for contributor_id, credits in by_contributor.items():
+            for project, _ in credits:
+                credited.setdefault(project.key, []).append(contributor_id)
+    return {key: tuple(ids) for key, ids in credited.items()}
+
+
+def _contributors(catalog: Catalog, project: Project) -> tuple[str, ...]:
+    return _credits(catalog).get(project.key, ())
+
+
 FACETS: tuple[Facet, ...] = (
     Facet("status", "Status", _status, fixed_order=PROJECT_STATUSES),
     Facet("access", "Access rights", _access, fixed_order=ACCESS_RIGHTS),
@@ -225,8 +243,11 @@ FACETS: tuple[Facet, ...] = (
     Facet("licence", "Licence", _licences, licence_label),
     Facet("funder", "Funder", _none, catalog_values=_funders),
     Facet("organization", "Organization", _none, catalog_values=_organizations),
+    # A person's or organization's projects, by id: what the charts of their pages link to.
+    Facet("contributor", "Contributor", _none, catalog_values=_contributors, listed=False),
 )
 FACET_KEYS = tuple(facet.key for facet in FACETS)
+LISTED_FACET_KEYS = tuple(facet.key for facet in FACETS if facet.listed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +296,7 @@ def _index_project(catalog: Catalog, project: Project) -> IndexedProject:
         ),
         sort_name=normalise(project.name),
         start=start if isinstance(start, str) and not is_placeholder(start) else "",
-        years=(first, last or 9999) if first else None,  # an open end runs on
+        years=(first, last or OPEN_END) if first else None,  # an open end runs on
     )
 
 
@@ -535,18 +556,46 @@ def rank(index: SearchIndex, positions: set[int], sort: str, query_words: list[s
     return (dated[::-1] if sort == "newest" else dated) + undated
 
 
+def _matched(index: SearchIndex, query: ListingQuery) -> list[int]:
+    """The positions of the projects matching the search text and the years (the facets aside)."""
+    query_words = words(query.text)
+    low, high = query.years
+    return [
+        position
+        for position, entry in enumerate(index.entries)
+        if matches(entry.all_text, query_words) and _in_years(entry, low, high)
+    ]
+
+
+def _selections(query: ListingQuery) -> list[frozenset[str]]:
+    return [frozenset(query.selected(facet.key)) for facet in FACETS]
+
+
+def years_active(index: SearchIndex, query: ListingQuery, span: int) -> dict[int, int]:
+    """For each year, how many of the projects ``query`` lists (its years aside) ran in it: what the listing
+    gives for ``from`` and ``to`` that year.
+
+    The years run to the latest year those projects' dates name (an open end runs to it), ``span`` at most.
+    """
+    entries = index.entries
+    undated = replace(query, years=(None, None))
+    dated = [entries[p] for p in _narrowed(entries, _matched(index, undated), _selections(undated)) if entries[p].years]
+    named = [year for entry in dated if entry.years for year in entry.years if year != OPEN_END]
+    if not named:
+        return {}
+    last = max(named)
+    first = max(min(named), last - span + 1)
+    counts = {year: sum(1 for entry in dated if _in_years(entry, year, year)) for year in range(first, last + 1)}
+    return {year: count for year, count in counts.items() if count}
+
+
 def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
     """Run a listing query; raises :class:`PageOutOfRange` past the last page."""
     query_words = words(query.text)
     entries = index.entries
-    low, high = query.years
-    matched_positions = [
-        position
-        for position, entry in enumerate(entries)
-        if matches(entry.all_text, query_words) and _in_years(entry, low, high)
-    ]
+    matched_positions = _matched(index, query)
     matched = [entries[position] for position in matched_positions]
-    selections = [frozenset(query.selected(facet.key)) for facet in FACETS]
+    selections = _selections(query)
     facets = tuple(
         FacetResult(
             facet.key,

@@ -77,6 +77,7 @@ from catalog.domain.loader import (
     version_digest,
 )
 from catalog.domain.model import Catalog, Project, RecordTable, _Strings
+from catalog.domain.progress import Progress, SharedCounts
 from catalog.domain.record_search import IndexedRecordTable, ProjectRecordIndex, build_record_indexes
 from catalog.domain.version import svc_version
 
@@ -283,8 +284,9 @@ class SnapshotWriter:
     # read-ahead): its part then waits on disk, its records' sources and fingerprints in memory, until its turn.
     LARGE_SHARE = 4 * PROCESSES
 
-    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork) -> None:
+    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork, progress: Progress | None = None) -> None:
         self.root = Path(data_dir)
+        self.progress = progress
         self.files = _file_states(self.root)
         # What each file adds to the data version, taken before the tables are read (a file edited while stamping
         # then leaves the snapshot unused, never wrong). A records file's comes from the process that reads it: of
@@ -303,7 +305,10 @@ class SnapshotWriter:
         # An executor rather than a Pool: a process killed mid-project (out of memory) breaks it, where a Pool
         # would wait for that project for ever.
         self._pool = ProcessPoolExecutor(
-            self.PROCESSES, multiprocessing.get_context("fork"), initializer=_start_reader, initargs=(work, os.getpid())
+            self.PROCESSES,
+            multiprocessing.get_context("fork"),
+            initializer=_start_reader,
+            initargs=(work, progress.counts if progress else None, os.getpid()),
         )
 
     def __enter__(self) -> SnapshotWriter:
@@ -341,6 +346,8 @@ class SnapshotWriter:
         # would keep a process busy long after the other has nothing left to do. Large: more than 1/LARGE_SHARE of
         # all records, or than a quarter of the read-ahead (which is what the other process goes on with meanwhile).
         total = sum(sizes.values())
+        if self.progress is not None:
+            self.progress.start(total)
         large = [
             key for key, size in sizes.items() if size * self.LARGE_SHARE > total or 4 * size > self.READ_AHEAD_BYTES
         ]
@@ -415,11 +422,13 @@ _Indexed = tuple[Path, str, bytes, TableFacets, Any]
 # The name of a writer's reading process (/proc/<pid>/comm), and the prctl(2) options that set it up.
 READER_NAME = b"svc-stamp-read"
 _PR_SET_PDEATHSIG, _PR_SET_NAME = 1, 15
-# The work of this process, when it is one of a writer's (set as it starts).
+# The work of this process, when it is one of a writer's (set as it starts), and the progress it adds to.
 _process_work: RecordWork | None = None
+_process_counts: SharedCounts | None = None
+COUNTED_EVERY = 4096  # records between two additions to the progress counts
 
 
-def _start_reader(work: RecordWork, parent: int) -> None:
+def _start_reader(work: RecordWork, counts: SharedCounts | None, parent: int) -> None:
     """Set up one of a writer's processes: its work, its name, and its end with the process that forked it.
 
     Killed with the stamp (``kill -9``, the out-of-memory killer), a reading
@@ -428,14 +437,30 @@ def _start_reader(work: RecordWork, parent: int) -> None:
     SIGKILL when its parent ends (``PR_SET_PDEATHSIG``), and names it
     ``svc-stamp-read`` (``PR_SET_NAME``: ``ps`` and tests tell it apart).
     """
-    global _process_work
-    _process_work = work
+    global _process_work, _process_counts
+    _process_work, _process_counts = work, counts
     with contextlib.suppress(OSError, AttributeError):  # not Linux: the reader ends when its pipe closes
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_NAME, READER_NAME, 0, 0, 0)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent ended before the request was made
         os._exit(1)
+
+
+def _counting(size: int, records: int) -> Callable[[int], None]:
+    """A function given each record's position that adds to the progress counts every :data:`COUNTED_EVERY`
+    records and at the last, the file's bytes in proportion to its records read."""
+    counts = _process_counts
+    if counts is None:
+        return lambda position: None
+
+    def count(position: int) -> None:
+        done = position + 1
+        if done % COUNTED_EVERY == 0 or done == records:
+            counted = (done - 1) // COUNTED_EVERY * COUNTED_EVERY  # what earlier calls added
+            counts.add(size * done // records - size * counted // records, done - counted)
+
+    return count
 
 
 def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given: Any, parts: Path) -> _Indexed:
@@ -447,10 +472,12 @@ def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given:
     assert _process_work is not None  # set as the process started
     add_facets, facets = facet_collector(table)
     work, result = _process_work.records(key, table, given)
+    count = _counting(path.stat().st_size, len(table))
 
     def each_record(position: int, record: Mapping[str, Any]) -> None:
         add_facets(position, record)
         work(position, record)
+        count(position)
 
     index = ProjectRecordIndex.build(table, each_record)
     with _SectionsFile(parts / f"{key}.part", MAGIC) as part:
@@ -461,8 +488,8 @@ def _read_and_index(data_dir: Path, key: str, shortcode: str, path: Path, given:
 class SnapshotPass:
     """The record tables ``svc stamp`` reads for the ledger, read by the snapshot's writer, which writes them too."""
 
-    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork) -> None:
-        self.writer = SnapshotWriter(data_dir, work)
+    def __init__(self, data_dir: str | os.PathLike[str], work: RecordWork, progress: Progress | None = None) -> None:
+        self.writer = SnapshotWriter(data_dir, work, progress)
         self.written: WrittenSnapshot | None = None  # once all tables passed
 
     def tables(

@@ -64,3 +64,7 @@ def collection(collection_id: str) -> str:
 
 def about() -> str:
     return reverse("about")
+
+
+def overview() -> str:
+    return reverse("overview")

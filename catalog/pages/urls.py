@@ -24,4 +24,5 @@ urlpatterns = [
     path("clusters/<str:cluster_id>", views.cluster, name="cluster"),
     path("collections/<str:collection_id>", views.collection, name="collection"),
     path("about", views.about, name="about"),
+    path("overview", views.overview, name="overview"),
 ]

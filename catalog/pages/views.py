@@ -33,6 +33,7 @@ from catalog.domain.record_search import (
     search_records,
 )
 from catalog.domain.search import (
+    LISTED_FACET_KEYS,
     SORTS,
     BadQuery,
     FacetResult,
@@ -47,7 +48,7 @@ from catalog.domain.search import (
 )
 from catalog.domain.values import Values
 from catalog.formats import citation, dcat, jsonld, links
-from catalog.pages import dcat_views, export_views, languages, page_links, presenters, vocabulary
+from catalog.pages import charts, dcat_views, export_views, languages, page_links, presenters, vocabulary
 from catalog.pages.export_views import Described
 from catalog.pages.templatetags import catalog_tags
 from catalog.runtime import catalog_of, get_catalog
@@ -89,6 +90,8 @@ PAGE_TEMPLATES = (
     "_browse_title.html",
     "_texts.html",
     "_showing.html",
+    "_chart.html",
+    "overview.html",
 )
 
 
@@ -212,8 +215,11 @@ def _view_model(memo: CatalogMemo, key: tuple[Hashable, ...], build: Callable[[]
     return memo.get((*key, _language(), settings.SVC.show_placeholder_values), build)
 
 
-def value_label(facet: FacetResult, value: str) -> str:
+def value_label(facet: FacetResult, value: str, catalog: Catalog) -> str:
     """A selected facet value as its chip says it, in the page's language where the catalogues know it."""
+    if facet.key == "contributor":
+        contributor = catalog.contributor(value)
+        return contributor.display_name if contributor else value
     if facet.key == "language":
         return catalog_tags.language_label(value)  # the facet's own rule, in the interface language
     label = next((v.label for v in facet.values if v.value == value), value)
@@ -281,7 +287,7 @@ def projects(request: HttpRequest) -> HttpResponse:
         active_filters = [
             (
                 labels[key].label,
-                value_label(labels[key], value),
+                value_label(labels[key], value, catalog),
                 query.url(path, filters=query.without_filter(key, value), page=1),
             )
             for key, selected in query.filters
@@ -296,6 +302,7 @@ def projects(request: HttpRequest) -> HttpResponse:
             "projects.html",
             {
                 "result": result,
+                "listed_facets": [facet for facet in result.facets if facet.key in LISTED_FACET_KEYS],
                 "query": query,
                 "cards": [
                     (cards[entry.project.key], *_why_it_matched(entry.project, query, values)) for entry in result.items
@@ -400,12 +407,18 @@ def project(request: HttpRequest, shortcode: str) -> HttpResponse:
             raise Http404(message.format(shortcode=project_.shortcode, tab=repr(tab)))
         document = jsonld.project_dataset(catalog, project_, base_url(request), settings.SVC.oai_repository_name)
         data = citation.citation_data(catalog, project_, base_url(request) + links.project_path(project_.shortcode))
+        record_charts = (
+            _view_model(memo, ("record-charts", project_.key), lambda: charts.project_record_charts(catalog, project_))
+            if page.record_count
+            else ()
+        )
         return _render(
             request,
             "project.html",
             {
                 "page": page,
                 "active_tab": tab,
+                "charts": record_charts,
                 "jsonld": jsonld.to_script(document),
                 "siblings": [
                     (p.shortcode, p.name or p.shortcode, page_links.project(p.shortcode))
@@ -723,14 +736,29 @@ def _entity_page(request: HttpRequest, kind: str, entity_id: str) -> HttpRespons
 
     def render() -> str:
         page = build_page(catalog, entity, _values())
+        found = _view_model(memo_for(catalog), (kind, entity.id), lambda: _entity_charts(catalog, kind, entity.id))
         return _render(
             request,
             template,
-            {"page": page, "jsonld": jsonld.to_script(document()), "alternates": described.alternates()},
+            {
+                "page": page,
+                "charts": found,
+                "jsonld": jsonld.to_script(document()),
+                "alternates": described.alternates(),
+            },
         )
 
     response = _changed_with_catalog(_page(render), catalog)
     return export_views.finish_page(response, request, described)
+
+
+def _entity_charts(catalog: Catalog, kind: str, entity_id: str) -> tuple[charts.Chart, ...]:
+    """A person's or organization's projects per year, where they have several."""
+    if kind not in ("person", "organization"):
+        return ()
+    index = memo_for(catalog).get("search-index", lambda: SearchIndex.build(catalog))
+    found = charts.contributor_chart(index, entity_id)
+    return (found,) if found else ()
 
 
 @varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
@@ -836,3 +864,34 @@ def about(request: HttpRequest) -> HttpResponse:
         )
 
     return _page(render)
+
+
+@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
+@require_safe
+def overview(request: HttpRequest) -> HttpResponse:
+    """`/overview`: the catalogue in charts, each bar linking to the listing it counts."""
+    catalog = catalog_of(request)
+    memo = memo_for(catalog)
+
+    def render() -> str:
+        index = memo.get("search-index", lambda: SearchIndex.build(catalog))
+        counts = catalog.counts()
+        return _render(
+            request,
+            "overview.html",
+            {
+                "charts": _view_model(memo, ("overview-charts",), lambda: charts.overview_charts(catalog, index)),
+                "counts": counts,
+                "meta": presenters.PageMeta(
+                    title=_("The catalogue at a glance"),
+                    description=_(
+                        "Charts of the {projects} research projects and {records} records: by discipline, "
+                        "status, access rights and year."
+                    ).format(projects=counts["projects"], records=counts["records"]),
+                    path=page_links.overview(),
+                    json_path=None,
+                ),
+            },
+        )
+
+    return _changed_with_catalog(_page(render), catalog)

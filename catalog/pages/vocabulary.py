@@ -24,6 +24,7 @@ DOMAIN_LABELS = (
     gettext_noop("Licence"),
     gettext_noop("Funder"),  # also catalog.domain.model.FUNDER_ROLE, the one role the loader names itself
     gettext_noop("Organization"),
+    gettext_noop("Contributor"),
     # catalog.domain.model.PROJECT_STATUSES and ACCESS_RIGHTS
     gettext_noop("Ongoing"),
     gettext_noop("Finished"),

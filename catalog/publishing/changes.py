@@ -39,8 +39,9 @@ from typing import Any, cast
 
 from catalog.domain import ledger
 from catalog.domain.ledger import Item, ProjectMeta, fingerprint
-from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog
+from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog, record_files
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
+from catalog.domain.progress import Progress
 from catalog.domain.snapshot import ProcessLost, SnapshotPass, write_catalog_part
 from catalog.formats import item_metadata
 from catalog.publishing.formats import FORMATS
@@ -326,10 +327,35 @@ def _context_digest(context: item_metadata.ProjectContext, specs: tuple[str, ...
     return hashlib.blake2b("\0".join(parts).encode(), digest_size=16).digest()
 
 
+def _counted(
+    data_dir: str | os.PathLike[str],
+    catalog: Catalog,
+    tables: Iterator[tuple[Project, RecordTable | None]],
+    progress: Progress | None,
+) -> Iterator[tuple[Project, RecordTable | None]]:
+    """``tables`` as they are, each project's records file counted by ``progress`` once it is read."""
+    if progress is None:
+        yield from tables
+        return
+    sizes = {key: path.stat().st_size for key, path in record_files(Path(data_dir), catalog.projects).items()}
+    progress.start(sum(sizes.values()))
+    for project, table in tables:
+        progress.add(sizes.get(project.key, 0), len(table) if table is not None else 0)
+        yield project, table
+
+
 def stamp_release(
-    data_dir: str | os.PathLike[str], site_url: str, now: int, *, activate_in: int = 0, dry_run: bool = False
+    data_dir: str | os.PathLike[str],
+    site_url: str,
+    now: int,
+    *,
+    activate_in: int = 0,
+    dry_run: bool = False,
+    progress: Progress | None = None,
 ) -> ledger.Summary:
     """Compare the data with its ledger and write the new release (see docs/change-ledger.md).
+
+    ``progress`` is given the bytes of the records files and the records as they are read.
 
     Raises :class:`StampRefused` when the data or the ledger does not load
     cleanly: a half-copied records file would otherwise look like the
@@ -348,9 +374,10 @@ def stamp_release(
     try:
         publication, known = Publication(catalog, site_url), KnownSources(path if path.is_file() else None)
         if dry_run:
-            tables = _stamped_inline(publication, iter_record_tables(data_dir, catalog.projects), known)
+            read = iter_record_tables(data_dir, catalog.projects)
+            tables = _stamped_inline(publication, _counted(data_dir, catalog, read, progress), known)
         else:  # the snapshot's writer reads, indexes and stamps the records (docs/snapshot.md)
-            snapshot = SnapshotPass(data_dir, publication)
+            snapshot = SnapshotPass(data_dir, publication, progress)
             tables = snapshot.tables(catalog.projects, lambda project: known.of(project.key))
         items = ledger_items(publication, tables)
         summary = ledger.stamp(data_dir, items, now, dry_run=dry_run, activate_in=activate_in)

@@ -141,3 +141,10 @@ def test_records_that_bring_their_index_are_not_indexed_again(catalog, index):
     with_index = dataclasses.replace(catalog, records=RecordsWithIndex(catalog.records, index))
     assert all_records_index(with_index) is index
     assert dict(with_index.records) == dict(catalog.records)
+
+
+def test_the_facets_alone_are_those_of_the_search(index):
+    from catalog.domain.all_records import all_records_facets
+
+    for params in ({}, {"project": "0AA1"}, {"q": "folio", "type": "Text"}):
+        assert all_records_facets(index, query(**params)) == search_all_records(index, query(**params)).facets

@@ -21,6 +21,7 @@ from catalog.domain.search import (
     search,
     words,
 )
+from tests import datadir
 from tests.api_data_sets import write_small_data_set
 
 
@@ -159,3 +160,25 @@ def test_rank_orders_by_relevance_name_or_start_with_undated_projects_last():
     assert rank(index, {1, 2}, "newest", []) == [2, 1]
     # "ship" starts a word after a space in "ships and ships" only: it counts twice there.
     assert rank(index, every, "relevance", ["ship"]) == [1, 0, 2]
+
+
+def test_years_active_counts_what_the_year_range_lists(tmp_path):
+    from catalog.domain.search import years_active
+
+    projects = [
+        datadir.project("0AA1", startDate="2018-01-01", endDate="2020-06-30"),
+        datadir.project("0AA2", startDate="2019-05-01", endDate=None, status="Finished"),  # open: runs to 2021
+        datadir.project("0AA3", startDate="2021-01-01", endDate="2021-12-31"),
+        datadir.project("0AA4", startDate=None, endDate=None),  # undated: in no year
+    ]
+    index = SearchIndex.build(load_catalog(datadir.write_data_dir(tmp_path, projects=projects)))
+    counts = years_active(index, ListingQuery(), span=100)
+    assert counts == {2018: 1, 2019: 2, 2020: 2, 2021: 2}
+    for year, count in counts.items():
+        assert search(index, ListingQuery(years=(year, year))).total == count
+    # The query's other parts narrow it (an open end runs to the latest year *they* name); its own years do not;
+    # the span keeps the latest years.
+    assert years_active(index, ListingQuery(filters=(("status", ("Finished",)),)), span=100) == {2019: 1}
+    assert years_active(index, ListingQuery(years=(2018, 2018)), span=100) == counts
+    assert years_active(index, ListingQuery(), span=2) == {2020: 2, 2021: 2}
+    assert years_active(index, ListingQuery(text="nothing-matches"), span=100) == {}

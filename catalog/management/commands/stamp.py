@@ -7,6 +7,7 @@ a reading process was killed; the ledger is then untouched.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import time
 from pathlib import Path
@@ -18,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from catalog.domain.ledger import accept_shrink as accept_shrink_of
 from catalog.domain.ledger import iso_time
 from catalog.domain.loader import DataDirError, check_data_dir
+from catalog.domain.progress import Progress
 from catalog.domain.svc_dir import SVC_DIR, StampBusy, stamp_lock
 from catalog.publishing.changes import StampRefused, stamp_release
 from catalog.publishing.oai_identifiers import site_url
@@ -61,11 +63,27 @@ class Command(BaseCommand):
             ),
         )
 
+        parser.add_argument(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="show the records read, the rate and the time left on standard error "
+            "(default: when standard error is a terminal)",
+        )
+
     def handle(
-        self, *args: Any, data_dir: Path, dry_run: bool, activate_in: int, accept_shrink: bool, **options: Any
+        self,
+        *args: Any,
+        data_dir: Path,
+        dry_run: bool,
+        activate_in: int,
+        accept_shrink: bool,
+        progress: bool | None,
+        **options: Any,
     ) -> None:
         if activate_in < 0:
             self._refuse("--activate-in must be 0 or more seconds")
+        shown = Progress.when(progress, self.stderr.isatty(), self._write_progress, "svc stamp")
         try:
             check_data_dir(Path(data_dir))  # no directory: that error alone, before any lock is taken in it
         except DataDirError as error:
@@ -74,19 +92,28 @@ class Command(BaseCommand):
         try:
             with contextlib.nullcontext() if dry_run else stamp_lock(data_dir):
                 origin = site_url(settings.SVC.oai_base_url)
-                summary = stamp_release(data_dir, origin, int(time.time()), activate_in=activate_in, dry_run=dry_run)
+                summary = stamp_release(
+                    data_dir, origin, int(time.time()), activate_in=activate_in, dry_run=dry_run, progress=shown
+                )
                 if accept_shrink and not dry_run:
                     accept_shrink_of(data_dir, summary.activation)
         except (StampRefused, StampBusy) as error:
             self._refuse(str(error))
         except OSError as error:  # .svc/ cannot be made or locked (a read-only data directory)
             self._refuse(f"{Path(data_dir) / SVC_DIR}: {error.strerror or error}")
+        finally:
+            if shown is not None:
+                shown.close()
         prefix = "dry run: " if dry_run else ""
         activation = f"; served from {iso_time(summary.activation)}" if not summary.unchanged_release else ""
         accepted = ""
         if accept_shrink and not dry_run:
             accepted = f"; withdrawals of the release of {iso_time(summary.activation)} accepted"
         self.stdout.write(f"{prefix}{summary}{activation}{accepted}")
+
+    def _write_progress(self, text: str) -> None:
+        self.stderr.write(text, style_func=str, ending="")
+        self.stderr.flush()
 
     def _refuse(self, reason: str) -> None:
         self.stderr.write(f"svc stamp: {reason}; the ledger is unchanged")

@@ -7,6 +7,7 @@ unreadable directory).
 
 from __future__ import annotations
 
+import argparse
 import logging
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from catalog.domain.loader import DataDirError
+from catalog.domain.progress import Progress
 from validation.checks import shrink_findings, validate_data_dir
 from validation.report import finding_line, summary, to_json, warning_line
 
@@ -49,21 +51,36 @@ class Command(BaseCommand):
             "(a type emptied, or shrunk by more than SVC_RELOAD_MAX_SHRINK)",
         )
 
+        parser.add_argument(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="show the records checked, the rate and the time left on standard error "
+            "(default: when standard error is a terminal)",
+        )
+
     def handle(
-        self, *args: Any, data_dir: Path, format: str, previous: Path | None, strict: bool = False, **options: Any
+        self,
+        *args: Any,
+        data_dir: Path,
+        format: str,
+        previous: Path | None,
+        strict: bool = False,
+        progress: bool | None = None,
+        **options: Any,
     ) -> None:
-        on_terminal = self.stderr.isatty()
+        shown = Progress.when(progress, self.stderr.isatty(), self._write_progress, "svc validate")
         try:
-            report = validate_data_dir(data_dir, progress=self._show_progress if on_terminal else None)
+            report = validate_data_dir(data_dir, progress=shown)
             if previous is not None:
                 # The loader's own lines would repeat the findings above (and break --format json).
                 logging.getLogger("catalog.domain.loader").disabled = True
                 report.findings.extend(shrink_findings(previous, data_dir, settings.SVC.reload_max_shrink))
         except DataDirError as error:
+            self._stop(shown)
             self.stderr.write(f"svc validate: {error}")
             raise SystemExit(2) from None
-        if on_terminal:
-            self.stderr.write("\r\033[K", ending="")
+        self._stop(shown)
         if format == "json":
             self.stdout.write(to_json(report))
         else:
@@ -74,6 +91,11 @@ class Command(BaseCommand):
             self.stdout.write(summary(report))
         raise SystemExit(0 if report.valid and not (strict and report.warnings) else 1)
 
-    def _show_progress(self, message: str) -> None:
-        self.stderr.write(f"\r\033[Kchecking {message}", ending="")
+    def _write_progress(self, text: str) -> None:
+        self.stderr.write(text, style_func=str, ending="")
         self.stderr.flush()
+
+    @staticmethod
+    def _stop(shown: Progress | None) -> None:
+        if shown is not None:
+            shown.close()
