@@ -8,13 +8,12 @@ tags it once.
 
 from __future__ import annotations
 
-import functools
-
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
+from catalog.domain.paging import whole_number
 from catalog.formats import dcat, links
 from catalog.runtime import catalog_of
 from catalog.web import accept, origin
@@ -32,14 +31,6 @@ def site(base_url: str) -> dcat.Site:
     )
 
 
-@functools.lru_cache(maxsize=256)
-def _preferred(accept: str) -> str | None:
-    """The offered RDF type a client's Accept header prefers (q-values honoured); ``*/*`` gets Turtle."""
-    probe = HttpRequest()
-    probe.META["HTTP_ACCEPT"] = accept
-    return probe.get_preferred_type(list(OFFERED))
-
-
 def _not_acceptable() -> HttpResponse:
     types = "\n".join(OFFERED)
     response = HttpResponse(
@@ -55,16 +46,15 @@ def catalogue(request: HttpRequest, extension: str | None = None) -> HttpRespons
     """Page ``?page=`` (from 1) of the catalogue in the format the extension names, or the client prefers."""
     negotiated = extension is None
     if extension is None:
-        media_type = _preferred(accept.without_parameters(request.META.get("HTTP_ACCEPT", "*/*")))
+        media_type = accept.preferred(request.META.get("HTTP_ACCEPT", "*/*"), OFFERED)  # */*: Turtle
         if media_type is None:
             return _not_acceptable()
     else:
         media_type = EXTENSIONS[extension]
     catalog = catalog_of(request)
-    raw_page = request.GET.get("page", "1")
-    if not raw_page.isdigit() or int(raw_page) < 1:
+    page = whole_number(request.GET.get("page", "1"))
+    if page is None or page < 1:
         return HttpResponse("page: expected a whole number from 1.\n", status=400, content_type="text/plain")
-    page = int(raw_page)
     pages = dcat.catalogue_pages(catalog)
     if page > pages:
         return HttpResponse(f"page: the catalogue has {pages} page(s).\n", status=404, content_type="text/plain")

@@ -7,7 +7,6 @@ negotiation, its ``Link`` header and its linkset all read that one description.
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
 import time
@@ -229,17 +228,6 @@ def _bad_style() -> HttpResponse:
     return HttpResponse(f"Unknown citation style. Offered: {offered}.\n", status=400, content_type="text/plain")
 
 
-@functools.lru_cache(maxsize=1024)
-def _preferred_type(accept: str, offered: tuple[str, ...]) -> str | None:
-    """Django's choice among HTML and ``offered`` for one Accept header, worked out once per header.
-
-    Parsing the header costs more than the rest of a warm page; clients send few distinct values.
-    """
-    probe = HttpRequest()
-    probe.META["HTTP_ACCEPT"] = accept
-    return probe.get_preferred_type(["text/html", *offered])
-
-
 def negotiate(request: HttpRequest, described: Described) -> HttpResponse | None:
     """None when the client takes HTML; else a 303 to the export it prefers, or 406 listing the offered types.
 
@@ -248,7 +236,7 @@ def negotiate(request: HttpRequest, described: Described) -> HttpResponse | None
     """
     offered = exports.negotiable(described.offered)
     header = request.META.get("HTTP_ACCEPT", "*/*")
-    preferred = _preferred_type(accept.without_parameters(header), tuple(offered))
+    preferred = accept.preferred(header, ("text/html", *offered))
     if preferred == "text/html":
         return None
     if preferred is None:

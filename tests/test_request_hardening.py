@@ -1,0 +1,107 @@
+"""Requests no client should be able to turn into a 500, a traceback or work without bound (issue 39).
+
+Each test sends, over a socket to a real ``svc serve`` of the sample data,
+one request the issue reproduced, and asserts the answer that replaces it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.conftest import SAMPLE_DIR, Server, start_server, stop_server
+from tests.http_support import fetch
+
+PROJECT = "08A1"  # a sample project with records
+
+
+def log_problems(output: str) -> list[str]:
+    """Lines at WARNING or above, and any traceback."""
+    return [line for line in output.splitlines() if " WARNING " in line or " ERROR " in line or "Traceback" in line]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One worker, so that what one request leaves behind is what the next one meets."""
+    running = start_server(SAMPLE_DIR, {"SVC_WORKERS": "1"})
+    yield running
+    stop_server(running)
+
+
+# --- 1. one strict parser for every number in a query ------------------------------------------
+
+
+NUMBERED = [
+    "/catalogue/dcat?page=",
+    "/catalogue/dcat.ttl?page=",
+    "/catalogue/dcat.rdf?page=",
+    "/catalogue/dcat.jsonld?page=",
+    "/projects?page=",
+    "/projects?from=",
+    "/projects?to=",
+    "/records?page=",
+    "/persons?page=",
+    f"/projects/{PROJECT}/records?page=",
+    "/api/v2/records?page=",
+    f"/api/v2/projects/{PROJECT}/records?page=",
+    f"/api/v2/projects/{PROJECT}/records?page_size=",
+]
+
+
+@pytest.mark.parametrize("path", NUMBERED)
+# Superscript 2, Arabic-Indic 1 and fullwidth 1 (str.isdigit takes all three), an exponent, a sign.
+@pytest.mark.parametrize("number", ["%C2%B2", "%D9%A1", "%EF%BC%91", "1e3", "-1"])
+def test_a_number_that_is_not_ascii_digits_is_a_400_never_a_500(server: Server, path: str, number: str) -> None:
+    before = len(server.output())
+    reply = fetch(server.base_url, path + number)
+    assert reply.status == 400, reply.body[:300]
+    assert log_problems(server.output()[before:]) == []
+
+
+# --- 4. q=0 means "not acceptable", whatever a wildcard says --------------------------------------
+
+
+def test_a_page_refused_with_q_0_is_not_readmitted_by_a_wildcard(server: Server) -> None:
+    """The wildcard still admits the exports: the client is sent to the first one offered, its JSON."""
+    reply = fetch(server.base_url, f"/projects/{PROJECT}", headers={"Accept": "text/html;q=0, */*;q=0.1"})
+    assert (reply.status, reply.headers["location"]) == (303, f"/api/v2/projects/{PROJECT}")
+
+
+def test_a_page_refused_with_nothing_else_acceptable_is_a_406(server: Server) -> None:
+    reply = fetch(server.base_url, f"/projects/{PROJECT}", headers={"Accept": "text/html;q=0, image/*"})
+    assert reply.status == 406
+    assert reply.headers["content-type"].startswith("text/plain")
+    assert reply.body.startswith(b"None of the accepted media types is offered.")
+
+
+def test_the_catalogue_refused_in_turtle_is_answered_in_the_next_type_offered(server: Server) -> None:
+    reply = fetch(server.base_url, "/catalogue/dcat", headers={"Accept": "text/turtle;q=0, */*"})
+    assert (reply.status, reply.headers["content-type"]) == (200, "application/rdf+xml; charset=utf-8")
+    assert reply.headers["content-location"] == "/catalogue/dcat.rdf"
+
+
+def test_the_catalogue_refused_in_every_type_is_a_406(server: Server) -> None:
+    refused = "text/turtle;q=0, application/rdf+xml;q=0, application/ld+json;q=0, */*"
+    reply = fetch(server.base_url, "/catalogue/dcat", headers={"Accept": refused})
+    assert reply.status == 406
+    assert reply.headers["vary"] == "Accept"
+
+
+# --- 5. the API does what its OpenAPI document says ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v2/records?page=1000000000", f"/api/v2/projects/{PROJECT}/records?page=1000000000"]
+)
+def test_a_page_past_the_last_is_a_404_however_far(server: Server, path: str) -> None:
+    reply = fetch(server.base_url, path)
+    assert (reply.status, reply.headers["content-type"]) == (404, "application/problem+json")
+    assert b"past the last page" in reply.body
+
+
+@pytest.mark.parametrize(("query", "detail"), [("sort=", b"sort must be one of"), ("page=", b"page must be")])
+def test_an_empty_sort_or_page_is_outside_the_documented_values(server: Server, query: str, detail: bytes) -> None:
+    reply = fetch(server.base_url, f"/api/v2/records?{query}")
+    assert (reply.status, reply.headers["content-type"]) == (400, "application/problem+json")
+    assert detail in reply.body
