@@ -105,3 +105,38 @@ def test_an_empty_sort_or_page_is_outside_the_documented_values(server: Server, 
     reply = fetch(server.base_url, f"/api/v2/records?{query}")
     assert (reply.status, reply.headers["content-type"]) == (400, "application/problem+json")
     assert detail in reply.body
+
+
+# --- 15. a CORS preflight for a conditional request is answered ---------------------------------
+
+
+PREFLIGHT = {
+    "Origin": "https://elsewhere.example",
+    "Access-Control-Request-Method": "GET",
+    "Access-Control-Request-Headers": "if-none-match",
+}
+
+
+@pytest.mark.parametrize("path", ["/api/v2/projects", f"/api/v2/projects/{PROJECT}/records?page=1"])
+def test_a_preflight_for_a_conditional_get_is_allowed(server: Server, path: str) -> None:
+    reply = fetch(server.base_url, path, method="OPTIONS", headers=PREFLIGHT)
+    assert reply.status == 204 and reply.body == b""
+    assert reply.headers["access-control-allow-origin"] == "*"
+    assert reply.headers["access-control-allow-methods"] == "GET, HEAD"
+    assert reply.headers["access-control-allow-headers"] == "If-None-Match, If-Modified-Since"
+    assert reply.headers["access-control-max-age"] == "86400"
+    assert reply.headers["allow"] == "GET, HEAD, OPTIONS"
+
+
+def test_the_revalidation_the_preflight_allowed_gets_a_304_a_script_may_read(server: Server) -> None:
+    origin = {"Origin": PREFLIGHT["Origin"]}
+    first = fetch(server.base_url, "/api/v2/projects", headers=origin)
+    again = fetch(server.base_url, "/api/v2/projects", headers={**origin, "If-None-Match": first.headers["etag"]})
+    assert again.status == 304
+    assert again.headers["access-control-allow-origin"] == "*"
+    assert again.headers["access-control-expose-headers"] == "ETag, Link"
+
+
+def test_other_methods_are_still_refused(server: Server) -> None:
+    reply = fetch(server.base_url, "/api/v2/projects", method="DELETE", headers={"Origin": PREFLIGHT["Origin"]})
+    assert (reply.status, reply.headers["allow"]) == (405, "GET, HEAD, OPTIONS")
