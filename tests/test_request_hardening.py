@@ -6,7 +6,9 @@ one request the issue reproduced, and asserts the answer that replaces it.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -140,3 +142,40 @@ def test_the_revalidation_the_preflight_allowed_gets_a_304_a_script_may_read(ser
 def test_other_methods_are_still_refused(server: Server) -> None:
     reply = fetch(server.base_url, "/api/v2/projects", method="DELETE", headers={"Origin": PREFLIGHT["Origin"]})
     assert (reply.status, reply.headers["allow"]) == (405, "GET, HEAD, OPTIONS")
+
+
+# --- 17. a body shorter than its Content-Length is not processed ------------------------------------
+
+
+def _post_and_half_close(base_url: str, body: bytes, announced: int) -> bytes:
+    """POST ``body`` to the OAI endpoint announcing ``announced`` bytes, close the sending side, read the answer."""
+    parts = urlsplit(base_url)
+    head = (
+        f"POST /dpe/oai HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        f"Content-Length: {announced}\r\nConnection: close\r\n\r\n"
+    )
+    with socket.create_connection((str(parts.hostname), int(str(parts.port))), timeout=30) as connection:
+        connection.sendall(head.encode() + body)
+        connection.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_a_body_shorter_than_its_content_length_is_a_400(server: Server) -> None:
+    before = len(server.output())
+    answer = _post_and_half_close(server.base_url, b"verb=Identify", 100)
+    status_line, _, rest = answer.partition(b"\r\n")
+    assert status_line == b"HTTP/1.1 400 Bad Request"
+    assert rest.endswith(b"\r\n\r\nThe request body ended after 13 of the 100 bytes its Content-Length announced.\n")
+    line = "incomplete request body: 13 of the 100 bytes its Content-Length announced"
+    server.wait_for_output(line)
+    logged = server.output()[before:]
+    assert logged.count(line) == 1
+    assert log_problems(logged) == []
+
+
+def test_the_same_body_complete_is_answered(server: Server) -> None:
+    answer = _post_and_half_close(server.base_url, b"verb=Identify", 13)
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and b"<Identify>" in answer
