@@ -23,7 +23,7 @@ from django.utils import translation
 
 from catalog import runtime
 from catalog.web import response_cache, wire
-from catalog.web.inputs import Input, declared_inputs
+from catalog.web.inputs import Input, declared_inputs, declared_parameters
 from catalog.web.response_cache import SAFE_METHODS, Variant
 
 Encoded = Callable[[str], bytes]
@@ -64,6 +64,7 @@ class ResponseCacheMiddleware:
         """Name the response's ``Vary`` and ``Cache-Control``, keep it if it may be, and send it."""
         match = getattr(request, "resolver_match", None)
         inputs = declared_inputs(match.func) if match is not None else None
+        parameters = declared_parameters(match.func) if match is not None else None
         cacheable = response_cache.cacheable_of(response)
         body = response.content
         compressible = response_cache.is_compressible(response.get("Content-Type", ""), body)
@@ -87,8 +88,9 @@ class ResponseCacheMiddleware:
         variant = Variant.of(response.items(), body, tag, cacheable.replay_until, match)
         language = _language(request) if Input.LANGUAGE in inputs else None
         path = request.META.get("PATH_INFO", "")  # as the lookup reads it, before the URL is resolved
-        key = response_cache.variant_key(catalog.data_version, path, inputs, request.META, language)
-        response_cache.keep(runtime.state_of(request).responses, key, path, inputs, variant)
+        route = response_cache.Route(inputs, parameters)
+        key = response_cache.variant_key(catalog.data_version, path, inputs, request.META, language, route.parameters)
+        response_cache.keep(runtime.state_of(request).responses, key, path, route, variant)
         return _from_variant(request, key, variant)
 
 

@@ -350,6 +350,8 @@ class ListingQuery(FacetedQuery):
     sort: str = ""  # "" means the default: relevance with a query, else name
     page: int = 1
     years: tuple[int | None, int | None] = (None, None)  # `from` and `to`: projects running in those years
+    # Every parameter from_params reads; any other is ignored.
+    PARAMETERS: ClassVar[tuple[str, ...]] = ("q", "sort", "page", *FACET_KEYS, "from", "to")
 
     @classmethod
     def from_params(cls, params: Mapping[str, Sequence[str]]) -> ListingQuery:
@@ -404,6 +406,7 @@ class TextSortPage:
     sort: str = ""  # "" is the default sort
     page: int = 1
     SORTS: ClassVar[tuple[str, ...]] = ()
+    PARAMETERS: ClassVar[tuple[str, ...]] = ("q", "sort", "page")  # every one from_params reads
 
     @classmethod
     def from_params(cls, params: Mapping[str, Sequence[str]]) -> Self:

@@ -40,7 +40,7 @@ def _not_acceptable() -> HttpResponse:
     return response
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.MEDIA_TYPE)
+@varies_on(Input.ORIGIN, Input.MEDIA_TYPE, query=("page",))
 @require_safe
 def catalogue(request: HttpRequest, extension: str | None = None) -> HttpResponse:
     """Page ``?page=`` (from 1) of the catalogue in the format the extension names, or the client prefers."""
@@ -69,7 +69,7 @@ def catalogue(request: HttpRequest, extension: str | None = None) -> HttpRespons
     return mark_cacheable(response)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=("page",))
 @require_safe
 def catalogue_file(request: HttpRequest, extension: str) -> HttpResponse:
     """The catalogue in the format its file extension names, whatever the client accepts."""

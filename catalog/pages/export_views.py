@@ -249,7 +249,7 @@ def negotiate(request: HttpRequest, described: Described) -> HttpResponse | None
         location = described.url(export)
         style = accept.parameter(header, exports.CITATION_TEXT.media_type, "style")
         if export is exports.CITATION_TEXT and "style" in request.GET:
-            location += "?" + request.GET.urlencode()
+            location += "?" + urlencode([("style", value) for value in request.GET.getlist("style")])
         elif export is exports.CITATION_TEXT and style:
             location += "?" + urlencode({"style": style})  # as DOI resolvers read ``Accept: …; style=apa``
         response = HttpResponse(status=303)

@@ -5,8 +5,8 @@ A view says what its response depends on besides the data
 (:func:`mark_cacheable`). From those two facts alone this module derives
 
 - the key of the response: the data version, the path and the values of
-  exactly the declared inputs (query string, origin, negotiated language,
-  ``Accept``); the configuration is not in it, the cache being the
+  exactly the declared inputs (the query parameters the view reads, origin,
+  negotiated language, ``Accept``); the configuration is not in it, the cache being the
   application state's, which a change of configuration replaces;
 - the ``Vary`` header: ``Accept`` for the media type, what the language
   middleware reads for a page named without a language prefix, and
@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from catalog.domain.memo import BytesLRU
 from catalog.web import wire
-from catalog.web.inputs import Input
+from catalog.web.inputs import Input, declared_query
 from catalog.web.origin import origin_key
 
 R = TypeVar("R")
@@ -79,18 +79,26 @@ def route_key(path: str) -> tuple[str, str]:
 
 
 def variant_key(
-    data_version: str, path: str, inputs: frozenset[Input], meta: Mapping[str, Any], language: str | None
+    data_version: str,
+    path: str,
+    inputs: frozenset[Input],
+    meta: Mapping[str, Any],
+    language: str | None,
+    parameters: frozenset[str] | None = None,
 ) -> tuple[Hashable, ...]:
     """The key of a response to the request ``meta``: the data version, the path and each declared input's value.
 
     ``language`` is the request's negotiated language (the URL's prefix, else
     the cookie, else ``Accept-Language``); it counts only where declared.
+    Of the query string, only the ``parameters`` the view reads count
+    (:func:`catalog.web.inputs.declared_query`): ``?utm_source=x`` or a fresh
+    ``?zz=N`` finds the kept response.
     The values are the client's, unbounded in kind: the store is bounded in
     bytes, keys included (:class:`catalog.domain.memo.BytesLRU`).
     """
     key: list[Hashable] = ["variant", data_version, path]
     if Input.QUERY in inputs:
-        key.append(meta.get("QUERY_STRING", ""))
+        key.append(declared_query(meta.get("QUERY_STRING", ""), parameters))
     if Input.ORIGIN in inputs:
         key.extend(origin_key(meta))
     if Input.LANGUAGE in inputs:
@@ -198,19 +206,29 @@ def find(
     ``language`` is called (no argument) only for a route that declared it.
     """
     path = meta.get("PATH_INFO", "")
-    inputs = store.find(route_key(path))
-    if not isinstance(inputs, frozenset):
+    route = store.find(route_key(path))
+    if not isinstance(route, Route):
         return None
-    key = variant_key(data_version, path, inputs, meta, language() if Input.LANGUAGE in inputs else None)
+    inputs = route.inputs
+    language_value = language() if Input.LANGUAGE in inputs else None
+    key = variant_key(data_version, path, inputs, meta, language_value, route.parameters)
     variant = store.find(key)
     if isinstance(variant, Variant) and now < variant.replay_until:
         return key, variant
     return None
 
 
-def keep(store: BytesLRU, key: tuple[Hashable, ...], path: str, inputs: frozenset[Input], variant: Variant) -> None:
-    """Keep ``variant`` under ``key``, and the route's inputs under its path."""
-    store.keep(route_key(path), inputs, 0)
+@dataclass(frozen=True, slots=True)
+class Route:
+    """What a route's view declared: its inputs and the query parameters it reads (None: the whole query)."""
+
+    inputs: frozenset[Input]
+    parameters: frozenset[str] | None = None
+
+
+def keep(store: BytesLRU, key: tuple[Hashable, ...], path: str, route: Route, variant: Variant) -> None:
+    """Keep ``variant`` under ``key``, and the route's declaration under its path."""
+    store.keep(route_key(path), route, 0)
     store.keep(key, variant, variant.cost())
 
 

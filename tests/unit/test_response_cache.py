@@ -117,7 +117,7 @@ def test_find_uses_the_routes_declaration_and_the_replay_time():
     variant = _variant()
     key = _key(inputs)
     assert response_cache.find(store, "v1", META, lambda: "de", 0.0) is None
-    response_cache.keep(store, key, META["PATH_INFO"], inputs, variant)
+    response_cache.keep(store, key, META["PATH_INFO"], response_cache.Route(inputs), variant)
     assert response_cache.find(store, "v1", META, lambda: pytest.fail("not declared"), 0.0) == (key, variant)
     assert response_cache.find(store, "v1", {**META, "QUERY_STRING": ""}, lambda: "de", 0.0) is None
     assert response_cache.find(store, "v2", META, lambda: "de", 0.0) is None
@@ -125,12 +125,26 @@ def test_find_uses_the_routes_declaration_and_the_replay_time():
     assert response_cache.find(store, "v1", META, lambda: "de", 10.0) is None
 
 
+def test_only_the_parameters_a_view_reads_are_in_the_key():
+    """Issue 39: ``?zz=1``, ``?zz=2``… or ``utm_source`` find the kept response instead of rendering it again."""
+    store = BytesLRU()
+    inputs = frozenset({Input.PATH, Input.QUERY})
+    route = response_cache.Route(inputs, frozenset({"page", "q"}))
+    meta = {**META, "QUERY_STRING": "q=music&page=2"}
+    key = response_cache.variant_key("v1", "/projects", inputs, meta, None, route.parameters)
+    response_cache.keep(store, key, "/projects", route, _variant())
+    for other in ("q=music&zz=1&page=2", "utm_source=news&q=music&page=2&fbclid=x", "q=music&page=2&"):
+        assert response_cache.find(store, "v1", {**META, "QUERY_STRING": other}, lambda: "de", 0.0) is not None
+    for changed in ("q=music&page=3", "q=music", "q=music&page=2&page=3", "page=2&q=music", "%71=art&page=2"):
+        assert response_cache.find(store, "v1", {**META, "QUERY_STRING": changed}, lambda: "de", 0.0) is None
+
+
 def test_a_grown_entry_is_counted_once_at_its_new_size():
     store = BytesLRU()
     inputs = frozenset({Input.PATH})
     variant = _variant()
     key = _key(inputs)
-    response_cache.keep(store, key, META["PATH_INFO"], inputs, variant)
+    response_cache.keep(store, key, META["PATH_INFO"], response_cache.Route(inputs), variant)
     before = store.size
     variant.body_in("br")
     response_cache.grown(store, key, variant)
