@@ -1,9 +1,9 @@
 """The DCAT-AP catalogue: /catalogue/dcat.ttl, .rdf, .jsonld, and /catalogue/dcat negotiating among them.
 
 Thin views over :mod:`catalog.formats.dcat`. Each body is rendered once per
-data version, URL (with its origin) and media type, kept in the catalogue's
-bounded page cache, and marked stable so the wire middleware compresses and
-tags it once.
+data version, origin, path, page number and media type
+(:func:`catalog.runtime.render_once`), however the request spells them, and
+marked stable so the response cache keeps, compresses and tags it once.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from django.views.decorators.http import require_safe
 
 from catalog.domain.paging import whole_number
 from catalog.formats import dcat, links
-from catalog.runtime import catalog_of
+from catalog.runtime import catalog_of, render_once
 from catalog.web import accept, origin
 from catalog.web.inputs import Input, varies_on
 from catalog.web.response_cache import mark_cacheable
@@ -60,8 +60,13 @@ def catalogue(request: HttpRequest, extension: str | None = None) -> HttpRespons
         return HttpResponse(f"page: the catalogue has {pages} page(s).\n", status=404, content_type="text/plain")
     base = origin.base_url(request)
     path = links.CATALOGUE_DCAT_PATH + ("" if negotiated else f".{extension}")
-    graph = dcat.catalogue_page(catalog, site(base), page, base + path + "?page={page}")
-    response = HttpResponse(dcat.serialise(graph, media_type), content_type=f"{media_type}; charset=utf-8")
+
+    def render() -> bytes:
+        return dcat.serialise(dcat.catalogue_page(catalog, site(base), page, base + path + "?page={page}"), media_type)
+
+    # However the request spells it (page=01, another Accept naming the same type): one rendering per variant.
+    body = render_once(request, ("dcat", base, path, page, media_type), render)
+    response = HttpResponse(body, content_type=f"{media_type}; charset=utf-8")
     if negotiated:
         patch_vary_headers(response, ["Accept"])
         query = f"?page={page}" if "page" in request.GET else ""
