@@ -27,6 +27,8 @@ from catalog.web.inputs import Input, declared_inputs, declared_parameters
 from catalog.web.response_cache import SAFE_METHODS, Variant
 
 Encoded = Callable[[str], bytes]
+# Set on a request answered from a kept variant, before the URL was resolved and without the view.
+REPLAYED_ATTRIBUTE = "svc_replayed"
 
 
 class ResponseCacheMiddleware:
@@ -54,6 +56,7 @@ class ResponseCacheMiddleware:
             if found is not None:
                 key, variant = found
                 request.resolver_match = variant.route
+                setattr(request, REPLAYED_ATTRIBUTE, True)  # the access line says so
                 return _from_variant(request, key, variant)
         response = self.get_response(request)
         if response.streaming or response.has_header("Content-Encoding"):
