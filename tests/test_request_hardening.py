@@ -7,6 +7,7 @@ one request the issue reproduced, and asserts the answer that replaces it.
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -59,6 +60,81 @@ def test_a_number_that_is_not_ascii_digits_is_a_400_never_a_500(server: Server, 
     reply = fetch(server.base_url, path + number)
     assert reply.status == 400, reply.body[:300]
     assert log_problems(server.output()[before:]) == []
+
+
+# --- 2. a parameter a view does not read costs what a kept response costs ----------------------------
+
+KEPT = [
+    "/catalogue/dcat",
+    "/catalogue/dcat.ttl",
+    "/catalogue/dcat.rdf",
+    "/catalogue/dcat.jsonld",
+    "/sitemap.xml",
+    "/robots.txt",
+    "/feeds/changes.atom",
+    "/projects",
+    f"/projects/{PROJECT}",
+    "/about",
+]
+
+
+def _access_lines(server: Server, start: int, wanted: str, count: int) -> list[str]:
+    """The first ``count`` access lines naming ``wanted`` written since ``start``, waiting for them (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while True:
+        found = [line for line in server.output()[start:].splitlines() if f"svc.access: GET {wanted} " in line]
+        if len(found) >= count or time.monotonic() > deadline:
+            return found[:count]
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("path", KEPT)
+def test_unknown_parameters_and_forwarded_hosts_are_answered_from_the_kept_response(server: Server, path: str) -> None:
+    """Before, ``?zz=1``, ``?zz=2``… each rendered the document again (the whole catalogue, for the DCAT)."""
+    first = fetch(server.base_url, path)
+    assert first.status == 200
+    start = len(server.output())
+    for number in range(5):
+        again = fetch(server.base_url, f"{path}?zz={number}&utm_source=n{number}")
+        assert (again.status, again.body) == (200, first.body)
+    for number in range(5):  # not trusted (no proxy hops configured): it names no origin
+        again = fetch(server.base_url, path, headers={"X-Forwarded-Host": f"h{number}.example"})
+        assert (again.status, again.body) == (200, first.body)
+    unknown = _access_lines(server, start, f"{path}?zz=REDACTED&utm_source=REDACTED", 5)
+    forwarded = _access_lines(server, start, path, 5)
+    assert [line.endswith(" cached") for line in unknown + forwarded] == [True] * 10, unknown + forwarded
+
+
+def test_a_parameter_a_page_reads_still_makes_its_own_answer(server: Server) -> None:
+    fetch(server.base_url, "/projects")
+    start = len(server.output())
+    reply = fetch(server.base_url, "/projects?q=zz-no-such-project")
+    assert reply.status == 200 and b"zz-no-such-project" in reply.body
+    (line,) = _access_lines(server, start, "/projects?q=REDACTED", 1)
+    assert not line.endswith(" cached")
+
+
+def test_the_catalogue_is_rendered_once_however_a_request_spells_its_variant(client, monkeypatch) -> None:
+    """``?page=01``, ``?page=001``, another ``Accept`` naming the same type: keyed apart, rendered once."""
+    from catalog.formats import dcat
+
+    rendered: list[str] = []
+    serialise = dcat.serialise
+
+    def counted(graph, media_type: str) -> bytes:
+        rendered.append(media_type)
+        return serialise(graph, media_type)
+
+    monkeypatch.setattr(dcat, "serialise", counted)
+    bodies = {
+        client.get("/catalogue/dcat", {"page": page}, HTTP_ACCEPT=accept, HTTP_ACCEPT_ENCODING="").content
+        for page in ("1", "01", "001")
+        for accept in ("text/turtle", "text/turtle;q=0.9", "text/turtle, image/png;q=0.1", "*/*")
+    }
+    assert len(bodies) == 1 and rendered == ["text/turtle"]
+    client.get("/catalogue/dcat.rdf?page=1&zz=1")
+    client.get("/catalogue/dcat.rdf?page=01&zz=2")
+    assert rendered == ["text/turtle", "application/rdf+xml"]
 
 
 # --- 4. q=0 means "not acceptable", whatever a wildcard says --------------------------------------
