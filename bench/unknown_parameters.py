@@ -64,7 +64,7 @@ def timed(connection: http.client.HTTPConnection, requests: list[tuple[str, dict
 
 def measure(connection: http.client.HTTPConnection, path: str, count: int, worker: int) -> dict:
     first = timed(connection, [(path, {})], worker)
-    kinds = {
+    kinds: dict[str, list[tuple[str, dict[str, str]]]] = {
         "repeated": [(path, {}) for _ in range(count)],
         "unknown_parameter": [(f"{path}?zz={number}", {}) for number in range(count)],
         "forwarded_host": [(path, {"X-Forwarded-Host": f"h{number}.example"}) for number in range(count)],

@@ -14,11 +14,13 @@ answered and its ``Cache-Control`` here. A HEAD is answered like a GET
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Hashable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.urls import ResolverMatch
 from django.utils import translation
 
 from catalog import runtime
@@ -55,7 +57,8 @@ class ResponseCacheMiddleware:
             )
             if found is not None:
                 key, variant = found
-                request.resolver_match = variant.route
+                view, route = variant.route
+                request.resolver_match = ResolverMatch(view, (), {}, route=route)
                 setattr(request, REPLAYED_ATTRIBUTE, True)  # the access line says so
                 return _from_variant(request, key, variant)
         response = self.get_response(request)
@@ -88,7 +91,10 @@ class ResponseCacheMiddleware:
         tag = response.get("ETag") or wire.entity_tag(catalog.data_version, body)
         if not storable or inputs is None or response.cookies or not response_cache.shared(vary):
             return _send(request, response, tag, compressible, lambda coding: wire.encode(body, coding))
-        variant = Variant.of(response.items(), body, tag, cacheable.replay_until, match)
+        # The view and its route pattern (one string per route): what the access line of a replay names.
+        assert match is not None  # its view declared its inputs
+        named = (match.func, sys.intern(match.route) if match.route else match.route)
+        variant = Variant.of(response.items(), body, tag, cacheable.replay_until, named)
         language = _language(request) if Input.LANGUAGE in inputs else None
         path = request.META.get("PATH_INFO", "")  # as the lookup reads it, before the URL is resolved
         route = response_cache.Route(inputs, parameters)

@@ -153,12 +153,18 @@ class Policy:
         return self.error if status in CACHEABLE_ERRORS else NO_STORE
 
 
+# Guards every kept variant's compressed forms (held for a dictionary insert: one lock, not one per entry).
+_CODED = threading.Lock()
+
+
 @dataclass(eq=False, slots=True)
 class Variant:
     """A response as kept: its headers, its body, its tag and its compressed forms, in one entry.
 
-    ``route`` is whatever the framework names the route by (the access log's),
-    restored on a replay as if the URL had been resolved.
+    ``route`` is what the framework names the route by (the access log's),
+    restored on a replay as if the URL had been resolved: something small and
+    shared by the route's entries (not the resolution of one request, which
+    holds every pattern it tried).
     """
 
     headers: tuple[tuple[str, str], ...]
@@ -168,7 +174,6 @@ class Variant:
     replay_until: float = math.inf
     route: Any = None
     coded: dict[str, bytes] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def of(cls, headers: Iterable[tuple[str, str]], body: bytes, tag: str, replay_until: float, route: Any) -> Variant:
@@ -187,15 +192,26 @@ class Variant:
         if found is not None:
             return found, False
         encoded = wire.encode(self.body, coding)  # two threads may both encode; the bytes are equal
-        with self._lock:
+        with _CODED:
             self.coded[coding] = encoded
         return encoded, True
 
     def cost(self) -> int:
-        """Bytes held besides the key: the body once, each compressed form, the headers and the tag."""
-        headers = sum(sys.getsizeof(name) + sys.getsizeof(value) for name, value in self.headers)
-        coded = sum(sys.getsizeof(body) for body in list(self.coded.values()))
-        return sys.getsizeof(self.body) + coded + headers + sys.getsizeof(self.tag)
+        """Bytes the entry holds besides its key: every object of it, so that small responses count true too.
+
+        The variant itself, its headers (the tuples and their strings), the
+        body once, the table of compressed forms and each form, the tag and
+        the route's pair. A small answer (robots.txt for one of many ``Host``
+        headers) is mostly these, not its body: counting only the bodies let
+        such entries fill four times the budget (issue 39).
+        """
+        headers = sys.getsizeof(self.headers) + sum(
+            sys.getsizeof(pair) + sys.getsizeof(pair[0]) + sys.getsizeof(pair[1]) for pair in self.headers
+        )
+        with _CODED:
+            coded = sys.getsizeof(self.coded) + sum(sys.getsizeof(body) for body in self.coded.values())
+        route = sys.getsizeof(self.route) if isinstance(self.route, tuple) else 0
+        return sys.getsizeof(self) + headers + sys.getsizeof(self.body) + coded + sys.getsizeof(self.tag) + route
 
 
 def find(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import math
 import sys
+import tracemalloc
 
 import pytest
 
@@ -107,7 +109,8 @@ def test_compressed_forms_are_made_once_and_counted_in_the_entry():
     plain = variant.cost()
     gz, made = variant.body_in("gzip")
     assert made and variant.body_in("gzip") == (gz, False)
-    assert variant.cost() == plain + sys.getsizeof(gz)
+    table_growth = sys.getsizeof(variant.coded) - sys.getsizeof({})  # the table of forms holds one now
+    assert variant.cost() == plain + sys.getsizeof(gz) + table_growth
     assert variant.body_in(wire.IDENTITY) == (variant.body, False)
 
 
@@ -145,8 +148,55 @@ def test_a_grown_entry_is_counted_once_at_its_new_size():
     variant = _variant()
     key = _key(inputs)
     response_cache.keep(store, key, META["PATH_INFO"], response_cache.Route(inputs), variant)
-    before = store.size
+    before, table = store.size, sys.getsizeof(variant.coded)
     variant.body_in("br")
     response_cache.grown(store, key, variant)
-    assert store.size == before + sys.getsizeof(variant.coded["br"])
+    assert store.size == before + sys.getsizeof(variant.coded["br"]) + sys.getsizeof(variant.coded) - table
     assert len(store) == 2  # the route's entry and the one variant
+
+
+def _robots_for_hosts(store: BytesLRU, hosts: int) -> None:
+    """Keep the robots.txt of ``hosts`` distinct origins as the site's middleware does: fresh objects each."""
+    inputs = frozenset({Input.PATH, Input.QUERY, Input.ORIGIN})
+    route = response_cache.Route(inputs, frozenset())
+    for number in range(hosts):
+        host = f"h{number}.example"
+        meta = {"PATH_INFO": "/robots.txt", "QUERY_STRING": "", "wsgi.url_scheme": "http", "HTTP_HOST": host}
+        body = f"User-agent: *\nAllow: /\nSitemap: http://{host}/sitemap.xml\n".encode()
+        headers = [
+            ("Content-Type", f"text/plain; charset={'utf-8'}"),
+            ("Last-Modified", f"Sat, 28 Nov 2026 00:{number % 60:02d}:00 GMT"),
+            ("Cache-Control", f"public, max-age={60}, stale-while-revalidate={600}"),
+            ("X-Data-Version", f"v{1}"),
+        ]
+        variant = Variant.of(headers, body, wire.entity_tag("v1", body), math.inf, (len, f"robots{'.txt'}"))
+        key = response_cache.variant_key("v1", meta["PATH_INFO"], inputs, meta, None, route.parameters)
+        response_cache.keep(store, key, meta["PATH_INFO"], route, variant)
+
+
+def _traced(fill) -> int:
+    """Bytes still allocated after ``fill()``, by tracemalloc (the truth the accounting must not fall below)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fill()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_small_entry_counts_all_it_holds():
+    """Issue 39: 80k ``Host`` headers on /robots.txt grew a worker by 50 MiB against a 16 MiB budget: each small
+    entry was counted at a quarter of what it held (its body, not its tuples, table, lock and route)."""
+    store = BytesLRU(max_bytes=64 * 1024 * 1024)
+    traced = _traced(lambda: _robots_for_hosts(store, 3000))
+    assert len(store) == 3001
+    assert traced <= store.size <= 1.5 * traced, (traced, store.size)
+
+
+def test_small_entries_past_the_budget_hold_no_more_than_the_budget():
+    store = BytesLRU(max_bytes=512 * 1024)
+    traced = _traced(lambda: _robots_for_hosts(store, 6000))
+    assert len(store) < 6000  # some were let go
+    assert traced <= 1.1 * store.max_bytes, traced
