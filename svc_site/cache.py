@@ -25,7 +25,7 @@ from django.utils import translation
 
 from catalog import runtime
 from catalog.web import response_cache, wire
-from catalog.web.inputs import Input, declared_inputs, declared_parameters
+from catalog.web.inputs import Input, declared_inputs, declared_offers, declared_parameters
 from catalog.web.response_cache import SAFE_METHODS, Variant
 
 Encoded = Callable[[str], bytes]
@@ -71,6 +71,7 @@ class ResponseCacheMiddleware:
         match = getattr(request, "resolver_match", None)
         inputs = declared_inputs(match.func) if match is not None else None
         parameters = declared_parameters(match.func) if match is not None else None
+        offers = declared_offers(match.func) if match is not None else None
         cacheable = response_cache.cacheable_of(response)
         body = response.content
         compressible = response_cache.is_compressible(response.get("Content-Type", ""), body)
@@ -97,8 +98,9 @@ class ResponseCacheMiddleware:
         variant = Variant.of(response.items(), body, tag, cacheable.replay_until, named)
         language = _language(request) if Input.LANGUAGE in inputs else None
         path = request.META.get("PATH_INFO", "")  # as the lookup reads it, before the URL is resolved
-        route = response_cache.Route(inputs, parameters)
-        key = response_cache.variant_key(catalog.data_version, path, inputs, request.META, language, route.parameters)
+        route = response_cache.Route(inputs, parameters, offers)
+        meta = request.META
+        key = response_cache.variant_key(catalog.data_version, path, inputs, meta, language, parameters, offers)
         response_cache.keep(runtime.state_of(request).responses, key, path, route, variant)
         return _from_variant(request, key, variant)
 

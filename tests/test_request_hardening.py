@@ -107,6 +107,22 @@ def test_unknown_parameters_and_forwarded_hosts_are_answered_from_the_kept_respo
     assert [line.endswith(" cached") for line in unknown + forwarded] == [True] * 10, unknown + forwarded
 
 
+@pytest.mark.parametrize(
+    ("path", "accept"), [(f"/projects/{PROJECT}", "text/html"), ("/catalogue/dcat", "text/turtle")]
+)
+def test_accept_headers_choosing_the_same_type_share_the_kept_response(server: Server, path: str, accept: str) -> None:
+    before = len(server.output())
+    first = fetch(server.base_url, path, headers={"Accept": accept})
+    assert first.status == 200
+    _access_lines(server, before, path, 1)
+    start = len(server.output())
+    for number in range(5):
+        again = fetch(server.base_url, path, headers={"Accept": f"{accept}, x/{number};q=0.5"})
+        assert (again.status, again.body, again.headers["vary"]) == (200, first.body, first.headers["vary"])
+    lines = _access_lines(server, start, path, 5)
+    assert [line.endswith(" cached") for line in lines] == [True] * 5, lines
+
+
 def test_a_parameter_a_page_reads_still_makes_its_own_answer(server: Server) -> None:
     before = len(server.output())
     fetch(server.base_url, "/projects")

@@ -24,7 +24,7 @@ from django.utils import translation
 
 from catalog import runtime
 from catalog.web import response_cache
-from catalog.web.inputs import Input, declared_inputs, declared_parameters, inputs_of
+from catalog.web.inputs import Input, Offers, declared_inputs, declared_offers, declared_parameters, inputs_of
 
 BROWSER = {
     "HTTP_ACCEPT": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8",
@@ -138,7 +138,9 @@ OTHER_VALUES = {
 }
 
 
-def _keyed(declared: frozenset[Input], path: str, parameters: frozenset[str] | None = None) -> frozenset[Input]:
+def _keyed(
+    declared: frozenset[Input], path: str, parameters: frozenset[str] | None = None, offers: Offers | None = None
+) -> frozenset[Input]:
     """The inputs the response cache's key (or the kept entry) changes with, for a route that declared ``declared``.
 
     The path is the key's always; the coding picks a form inside the entry; a form is never kept (POST).
@@ -148,7 +150,7 @@ def _keyed(declared: frozenset[Input], path: str, parameters: frozenset[str] | N
     meta = {"PATH_INFO": path, "QUERY_STRING": "", "HTTP_HOST": "testserver", "HTTP_ACCEPT": "text/html"}
 
     def key_of(changed: dict[str, str], language: str = "en") -> tuple:
-        return response_cache.variant_key("v", path, declared, {**meta, **changed}, language, parameters)
+        return response_cache.variant_key("v", path, declared, {**meta, **changed}, language, parameters, offers)
 
     key = key_of({})
     keyed = {Input.PATH, Input.CODING, Input.FORM}
@@ -180,7 +182,7 @@ def test_every_route_reads_only_what_its_view_declares(client, recording):
             continue  # the view raised (a missing item): its 404 page is a view of its own
         view, read, vary = recording[url]
         declared = declared_inputs(view)
-        parameters = declared_parameters(view)
+        parameters, offers = declared_parameters(view), declared_offers(view)
         if declared is None:
             undeclared_views.add(getattr(view, "__qualname__", type(view).__name__))
             continue
@@ -188,8 +190,9 @@ def test_every_route_reads_only_what_its_view_declares(client, recording):
         found |= {Input.LANGUAGE} if "LANGUAGE" in read else set()
         if found - declared:
             undeclared.append((url, sorted(member.name for member in found - declared)))
-        if found - _keyed(declared, url, parameters):
-            not_keyed.append((url, sorted(member.name for member in found - _keyed(declared, url, parameters))))
+        keyed = _keyed(declared, url, parameters, offers)
+        if found - keyed:
+            not_keyed.append((url, sorted(member.name for member in found - keyed)))
         if strange:
             unknown.append((url, sorted(strange)))
         named = {name.strip().lower() for name in vary.split(",")}

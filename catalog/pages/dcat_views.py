@@ -17,7 +17,7 @@ from catalog.domain.paging import whole_number
 from catalog.formats import dcat, links
 from catalog.runtime import catalog_of, render_once
 from catalog.web import accept, origin
-from catalog.web.inputs import Input, varies_on
+from catalog.web.inputs import Input, Offers, varies_on
 from catalog.web.response_cache import mark_cacheable
 
 EXTENSIONS = {"ttl": "text/turtle", "rdf": "application/rdf+xml", "jsonld": "application/ld+json"}
@@ -40,7 +40,7 @@ def _not_acceptable() -> HttpResponse:
     return response
 
 
-@varies_on(Input.ORIGIN, Input.MEDIA_TYPE, query=("page",))
+@varies_on(Input.ORIGIN, query=("page",), offers=Offers(OFFERED))
 @require_safe
 def catalogue(request: HttpRequest, extension: str | None = None) -> HttpResponse:
     """Page ``?page=`` (from 1) of the catalogue in the format the extension names, or the client prefers."""

@@ -30,10 +30,13 @@ from catalog.formats.signposting import ABOUT_PAGE, HEADER_ITEMS, LINKSET_TYPE, 
 from catalog.pages.dcat_views import site
 from catalog.runtime import catalog_of, get_catalog, state_of
 from catalog.web import accept, origin
-from catalog.web.inputs import Input, varies_on
+from catalog.web.inputs import Input, Offers, varies_on
 from catalog.web.response_cache import mark_cacheable
 
 NOT_DESCRIBED_BY = frozenset({exports.CITATION_TEXT})
+
+# What the page URL of a project, record or entity negotiates among: its HTML always, the exports it has.
+PAGE_OFFERS = Offers(("text/html",), tuple(exports.negotiable(exports.WORK_EXPORTS)))
 
 
 @dataclass(frozen=True)

@@ -371,7 +371,7 @@ def _page_style(request: HttpRequest) -> str | None:
     return style if style in citation.STYLES else None
 
 
-@varies_on(Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE, query=("tab", "style"))
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("tab", "style"), offers=export_views.PAGE_OFFERS)
 @require_safe
 def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -581,7 +581,7 @@ def _url(path: str, pairs: list[tuple[str, str]]) -> str:
     return f"{path}?{urlencode(pairs)}" if pairs else path
 
 
-@varies_on(Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE, query=("style",))
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("style",), offers=export_views.PAGE_OFFERS)
 @require_safe
 def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -733,25 +733,25 @@ def _entity_page(request: HttpRequest, kind: str, entity_id: str) -> HttpRespons
     return export_views.finish_page(response, request, described)
 
 
-@varies_on(Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE, query=("style",))
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("style",), offers=export_views.PAGE_OFFERS)
 @require_safe
 def person(request: HttpRequest, person_id: str) -> HttpResponse:
     return _entity_page(request, "person", person_id)
 
 
-@varies_on(Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE, query=("style",))
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("style",), offers=export_views.PAGE_OFFERS)
 @require_safe
 def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
     return _entity_page(request, "organization", organization_id)
 
 
-@varies_on(Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE, query=("style",))
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("style",), offers=export_views.PAGE_OFFERS)
 @require_safe
 def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
     return _entity_page(request, "cluster", cluster_id)
 
 
-@varies_on(Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE, query=("style",))
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("style",), offers=export_views.PAGE_OFFERS)
 @require_safe
 def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
     return _entity_page(request, "collection", collection_id)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TypeVar
 from urllib.parse import unquote_plus
 
@@ -55,22 +56,40 @@ IGNORED = frozenset({"REQUEST_METHOD", "SERVER_PROTOCOL", "REMOTE_ADDR", "wsgi.e
 _BY_KEY = {key: member for member in Input for key in member.value}
 ATTRIBUTE = "varies_on"
 PARAMETERS_ATTRIBUTE = "varies_on_query"
+OFFERS_ATTRIBUTE = "varies_on_offers"
 
 
-def varies_on(*inputs: Input, query: Iterable[str] | None = None) -> Callable[[V], V]:
+@dataclass(frozen=True, slots=True)
+class Offers:
+    """The media types a negotiating view offers: ``always`` on every URL of its route, ``sometimes`` on some.
+
+    The response cache keys such a view by the type ``Accept`` chooses
+    (:func:`catalog.web.accept.preferred`) when it is one offered always, so
+    that two ``Accept`` headers choosing the same answer share one entry.
+    """
+
+    always: tuple[str, ...]
+    sometimes: tuple[str, ...] = ()
+
+
+def varies_on(*inputs: Input, query: Iterable[str] | None = None, offers: Offers | None = None) -> Callable[[V], V]:
     """Declare that the decorated view's response depends on ``inputs`` (the path always).
 
     ``query`` names the query parameters the view reads (``Input.QUERY`` is then
     implied): the view ignores any other, and so does the response's key. A view
     that declares ``Input.QUERY`` without names reads the whole query string (the
-    API and OAI-PMH, which refuse a parameter they do not take).
+    API and OAI-PMH, which refuse a parameter they do not take). ``offers`` names
+    the media types a negotiating view offers (``Input.MEDIA_TYPE`` is then implied).
     """
-    declared = frozenset((Input.PATH, *inputs, *((Input.QUERY,) if query is not None else ())))
+    declared = frozenset(
+        (Input.PATH, *inputs, *((Input.QUERY,) if query is not None else ()), *((Input.MEDIA_TYPE,) if offers else ()))
+    )
     parameters = frozenset(query) if query is not None else None
 
     def mark(view: V) -> V:
         setattr(view, ATTRIBUTE, declared)
         setattr(view, PARAMETERS_ATTRIBUTE, parameters)
+        setattr(view, OFFERS_ATTRIBUTE, offers)
         return view
 
     return mark
@@ -86,6 +105,12 @@ def declared_parameters(view: object) -> frozenset[str] | None:
     """The query parameters ``view`` declared it reads (None: the whole query string, or no query at all)."""
     found = getattr(view, PARAMETERS_ATTRIBUTE, None)
     return found if isinstance(found, frozenset) else None
+
+
+def declared_offers(view: object) -> Offers | None:
+    """The media types ``view`` declared it negotiates among (None: it keys by the ``Accept`` header as sent)."""
+    found = getattr(view, OFFERS_ATTRIBUTE, None)
+    return found if isinstance(found, Offers) else None
 
 
 def declared_query(query_string: str, parameters: frozenset[str] | None) -> str:

@@ -34,7 +34,8 @@ from typing import Any, TypeVar
 
 from catalog.domain.memo import BytesLRU
 from catalog.web import wire
-from catalog.web.inputs import Input, declared_query
+from catalog.web.accept import preferred
+from catalog.web.inputs import Input, Offers, declared_query
 from catalog.web.origin import origin_key
 
 R = TypeVar("R")
@@ -85,6 +86,7 @@ def variant_key(
     meta: Mapping[str, Any],
     language: str | None,
     parameters: frozenset[str] | None = None,
+    offers: Offers | None = None,
 ) -> tuple[Hashable, ...]:
     """The key of a response to the request ``meta``: the data version, the path and each declared input's value.
 
@@ -104,8 +106,22 @@ def variant_key(
     if Input.LANGUAGE in inputs:
         key.append(language)
     if Input.MEDIA_TYPE in inputs:
-        key.append(meta.get("HTTP_ACCEPT"))
+        key.append(media_key(meta.get("HTTP_ACCEPT"), offers))
     return tuple(key)
+
+
+def media_key(header: str | None, offers: Offers | None) -> Hashable:
+    """What the key holds of ``Accept``: the type it chooses when the route always offers that type, else the header.
+
+    ``Accept: text/html, x/1`` and ``text/html, x/2`` choose the same page: one
+    entry. A type offered on some of the route's URLs only (an export of some
+    entities) may not be chosen on another URL, so such a choice keeps the
+    header as sent (those answers are redirects, never kept anyway).
+    """
+    if offers is None:
+        return header
+    chosen = preferred(header if header is not None else "*/*", (*offers.always, *offers.sometimes))
+    return ("chosen", chosen) if chosen in offers.always else header
 
 
 def vary(inputs: Iterable[Input], *, language_negotiated: bool, compressible: bool, given: str | None) -> str | None:
@@ -227,7 +243,7 @@ def find(
         return None
     inputs = route.inputs
     language_value = language() if Input.LANGUAGE in inputs else None
-    key = variant_key(data_version, path, inputs, meta, language_value, route.parameters)
+    key = variant_key(data_version, path, inputs, meta, language_value, route.parameters, route.offers)
     variant = store.find(key)
     if isinstance(variant, Variant) and now < variant.replay_until:
         return key, variant
@@ -240,6 +256,7 @@ class Route:
 
     inputs: frozenset[Input]
     parameters: frozenset[str] | None = None
+    offers: Offers | None = None
 
 
 def keep(store: BytesLRU, key: tuple[Hashable, ...], path: str, route: Route, variant: Variant) -> None:

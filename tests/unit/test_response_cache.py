@@ -11,7 +11,7 @@ import pytest
 
 from catalog.domain.memo import BytesLRU
 from catalog.web import response_cache, wire
-from catalog.web.inputs import Input
+from catalog.web.inputs import Input, Offers
 from catalog.web.response_cache import Policy, Variant
 
 META = {
@@ -140,6 +140,23 @@ def test_only_the_parameters_a_view_reads_are_in_the_key():
         assert response_cache.find(store, "v1", {**META, "QUERY_STRING": other}, lambda: "de", 0.0) is not None
     for changed in ("q=music&page=3", "q=music", "q=music&page=2&page=3", "page=2&q=music", "%71=art&page=2"):
         assert response_cache.find(store, "v1", {**META, "QUERY_STRING": changed}, lambda: "de", 0.0) is None
+
+
+@pytest.mark.parametrize(
+    ("header", "key"),
+    [
+        ("text/html, x/1", ("chosen", "text/html")),  # a fresh Accept per request that chooses the page: one entry
+        ("text/html;q=0.9, x/2;q=0.1", ("chosen", "text/html")),
+        (None, ("chosen", "text/html")),
+        ("*/*", ("chosen", "text/html")),
+        ("text/turtle", "text/turtle"),  # an export some of the route's URLs may not have: the header as sent
+        ("image/png", "image/png"),  # nothing acceptable (406)
+    ],
+)
+def test_a_negotiating_route_is_keyed_by_the_type_accept_chooses(header, key):
+    offers = Offers(("text/html",), ("application/ld+json", "text/turtle"))
+    assert response_cache.media_key(header, offers) == key
+    assert response_cache.media_key(header, None) == header
 
 
 def test_a_grown_entry_is_counted_once_at_its_new_size():
