@@ -18,7 +18,7 @@ import logging
 import mmap
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -242,6 +242,17 @@ def state_of(request: object) -> AppState:
     """The state ``request`` is answered from: the one it took on arrival (outside the site's middleware: now's)."""
     taken = getattr(request, REQUEST_ATTRIBUTE, None)
     return taken if isinstance(taken, AppState) else state()
+
+
+def render_once(request: object, variant: Hashable, render: Callable[[], bytes]) -> bytes:
+    """An expensive document's bytes (the DCAT catalogue, a sitemap), rendered once per data version and variant.
+
+    ``variant`` is what the bytes depend on, as the view worked it out (the page
+    number, not its spelling; the negotiated media type, not the ``Accept``
+    header): requests the response cache keys apart (``?page=01``) share one
+    rendering. Kept in the state's response cache, which a reload replaces.
+    """
+    return state_of(request).responses.get_or_render(("rendered", variant), render)
 
 
 def catalog_of(request: object) -> Catalog:

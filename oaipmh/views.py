@@ -6,6 +6,7 @@ Per-client limits come first, in :mod:`oaipmh.middleware`.
 from __future__ import annotations
 
 import calendar
+import logging
 import time
 
 from django.conf import settings
@@ -24,6 +25,7 @@ from oaipmh import protocol
 from oaipmh.repository import repository_for
 
 CONTENT_TYPE = "text/xml; charset=utf-8"
+log = logging.getLogger(__name__)
 
 
 def oai_settings() -> protocol.OaiSettings:
@@ -115,7 +117,9 @@ def _form(request: HttpRequest) -> dict[str, list[str]] | HttpResponse:
 
     OAI-PMH (§3.1.1.2) sends POST arguments as ``application/x-www-form-urlencoded``;
     anything else (a multipart upload in particular) is a badArgument, answered
-    without reading the body, so nothing is ever spooled to disk.
+    without reading the body, so nothing is ever spooled to disk. A body shorter
+    than its ``Content-Length`` (the client closed its side early) is a 400: the
+    arguments that came may not be all that were sent.
     """
     if request.content_type != FORM_CONTENT_TYPE:
         return _bad_argument(f"POST arguments must be sent as {FORM_CONTENT_TYPE}")
@@ -129,7 +133,15 @@ def _form(request: HttpRequest) -> dict[str, list[str]] | HttpResponse:
             status=413,
             content_type="text/plain; charset=utf-8",
         )
-    body = request.read(MAX_FORM_BYTES + 1)
+    body = request.read(length)
+    if len(body) < length:
+        # RFC 9112 §6.3: a message that ends before its Content-Length is incomplete and is not processed.
+        log.info("incomplete request body: %d of the %d bytes its Content-Length announced", len(body), length)
+        return HttpResponse(
+            f"The request body ended after {len(body)} of the {length} bytes its Content-Length announced.\n",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
     try:
         form = QueryDict(body, encoding="utf-8")
     except TooManyFieldsSent:

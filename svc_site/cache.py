@@ -14,19 +14,23 @@ answered and its ``Cache-Control`` here. A HEAD is answered like a GET
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Hashable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.urls import ResolverMatch
 from django.utils import translation
 
 from catalog import runtime
 from catalog.web import response_cache, wire
-from catalog.web.inputs import Input, declared_inputs
+from catalog.web.inputs import Input, declared_inputs, declared_offers, declared_parameters
 from catalog.web.response_cache import SAFE_METHODS, Variant
 
 Encoded = Callable[[str], bytes]
+# Set on a request answered from a kept variant, before the URL was resolved and without the view.
+REPLAYED_ATTRIBUTE = "svc_replayed"
 
 
 class ResponseCacheMiddleware:
@@ -53,7 +57,9 @@ class ResponseCacheMiddleware:
             )
             if found is not None:
                 key, variant = found
-                request.resolver_match = variant.route
+                view, route = variant.route
+                request.resolver_match = ResolverMatch(view, (), {}, route=route)
+                setattr(request, REPLAYED_ATTRIBUTE, True)  # the access line says so
                 return _from_variant(request, key, variant)
         response = self.get_response(request)
         if response.streaming or response.has_header("Content-Encoding"):
@@ -64,6 +70,8 @@ class ResponseCacheMiddleware:
         """Name the response's ``Vary`` and ``Cache-Control``, keep it if it may be, and send it."""
         match = getattr(request, "resolver_match", None)
         inputs = declared_inputs(match.func) if match is not None else None
+        parameters = declared_parameters(match.func) if match is not None else None
+        offers = declared_offers(match.func) if match is not None else None
         cacheable = response_cache.cacheable_of(response)
         body = response.content
         compressible = response_cache.is_compressible(response.get("Content-Type", ""), body)
@@ -84,11 +92,16 @@ class ResponseCacheMiddleware:
         tag = response.get("ETag") or wire.entity_tag(catalog.data_version, body)
         if not storable or inputs is None or response.cookies or not response_cache.shared(vary):
             return _send(request, response, tag, compressible, lambda coding: wire.encode(body, coding))
-        variant = Variant.of(response.items(), body, tag, cacheable.replay_until, match)
+        # The view and its route pattern (one string per route): what the access line of a replay names.
+        assert match is not None  # its view declared its inputs
+        named = (match.func, sys.intern(match.route) if match.route else match.route)
+        variant = Variant.of(response.items(), body, tag, cacheable.replay_until, named)
         language = _language(request) if Input.LANGUAGE in inputs else None
         path = request.META.get("PATH_INFO", "")  # as the lookup reads it, before the URL is resolved
-        key = response_cache.variant_key(catalog.data_version, path, inputs, request.META, language)
-        response_cache.keep(runtime.state_of(request).responses, key, path, inputs, variant)
+        route = response_cache.Route(inputs, parameters, offers)
+        meta = request.META
+        key = response_cache.variant_key(catalog.data_version, path, inputs, meta, language, parameters, offers)
+        response_cache.keep(runtime.state_of(request).responses, key, path, route, variant)
         return _from_variant(request, key, variant)
 
 

@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 
 from catalog import runtime
 from catalog.web.client import request_client
+from svc_site.cache import REPLAYED_ATTRIBUTE
 from svc_site.privacy import anonymize, redact_query
 
 access_logger = logging.getLogger("svc.access")
@@ -19,7 +20,7 @@ DATA_VERSION_HEADER = "X-Data-Version"
 
 
 class AccessLogMiddleware:
-    """Logs method, path, redacted query, status, duration and the client's network.
+    """Logs method, path, redacted query, status, duration, a replay from the response cache, the client's network.
 
     First in MIDDLEWARE, so the duration covers every other middleware; the
     line is written inside the request's span (it carries the trace ids).
@@ -45,14 +46,17 @@ class AccessLogMiddleware:
         query = redact_query(request.META.get("QUERY_STRING", ""))
         client = anonymize(request_client(request.META, self.trusted_hops))
         duration_ms = round(seconds * 1000, 3)
+        cached = getattr(request, REPLAYED_ATTRIBUTE, False)
         access_logger.info(
-            "%s %s%s %s %.1f ms",
+            "%s %s%s %s %.1f ms%s",
             request.method,
             request.path,
             f"?{query}" if query else "",
             response.status_code,
             duration_ms,
+            " cached" if cached else "",
             extra={
+                "cached": cached,
                 "method": request.method,
                 "path": request.path,
                 "query": query,

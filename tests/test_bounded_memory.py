@@ -65,3 +65,42 @@ def test_distinct_host_headers_do_not_grow_the_process_tree():
         stop_server(server)
     print(f"PSS of the tree: {start / MIB:.0f} MiB before, {end / MIB:.0f} MiB after {HOSTS} hosts")
     assert end - start < ALLOWED_GROWTH, f"{start / MIB:.0f} MiB -> {end / MIB:.0f} MiB"
+
+
+ROBOTS_HOSTS = 20000
+
+
+def test_small_answers_for_distinct_hosts_keep_a_worker_within_the_budget():
+    """Issue 39: 80k ``Host`` headers on /robots.txt grew a worker by about 50 MiB against its 16 MiB budget,
+    each small entry being counted at a quarter of what it held. 20,000 of them (about 50 MiB before) must
+    leave the one worker's PSS within its budget and the allocator's slack."""
+    server = start_server(SAMPLE_DIR, {"SVC_WORKERS": "1", "RUST_LOG": "warn"})
+    try:
+        (worker,) = worker_pids(server.process.pid)
+        host, port = server.base_url.removeprefix("http://").split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        for number in range(200):  # warm: code paths, allocator arenas
+            _robots_as(connection, f"warm-{number}.example")
+        start = _pss(worker)
+        for number in range(ROBOTS_HOSTS):
+            _robots_as(connection, f"h{number}.example")
+        end = _pss(worker)
+        connection.close()
+    finally:
+        stop_server(server)
+    print(f"PSS of the worker: {start / MIB:.0f} MiB before, {end / MIB:.0f} MiB after {ROBOTS_HOSTS} hosts")
+    assert end - start < PAGE_CACHE_BYTES + 16 * MIB, f"{start / MIB:.0f} MiB -> {end / MIB:.0f} MiB"
+
+
+def _robots_as(connection: http.client.HTTPConnection, host: str) -> None:
+    connection.request("GET", "/robots.txt", headers={"Host": host})
+    response = connection.getresponse()
+    response.read()
+    assert response.status == 200, (host, response.status)
+
+
+def _pss(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no Pss for {pid}")

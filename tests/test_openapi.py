@@ -156,6 +156,16 @@ RECORDS = "/projects/{shortcode}/records"
         ("/projects/{shortcode}/records/{record}", {"path_parameters": {"shortcode": "0803", "record": "none"}}, 404),
         ("/persons/{id}", {"path_parameters": {"id": "person-999"}}, 404),
         ("/projects", {"query": {"page": 1}}, 400),
+        # A page is any whole number from 1 (the document declares no maximum): past the last one, 404.
+        (RECORDS, {"path_parameters": {"shortcode": "0803"}, "query": {"page": 1000000000}}, 404),
+        (RECORDS, {"path_parameters": {"shortcode": "0803"}, "query": {"page": int("9" * 400)}}, 404),
+        ("/records", {"query": {"page": 1000000000}}, 404),
+        ("/records", {"query": {"page": int("9" * 400)}}, 404),
+        ("/records", {"query": {"page": "²"}}, 400),
+        # The sort is one of the enum's values: an empty one is outside it.
+        ("/records", {"query": {"sort": ""}}, 400),
+        ("/records", {"query": {"sort": "label"}}, 200),
+        ("/records", {"query": {"page": ""}}, 400),
         ("/projects", {"headers": {"If-None-Match": STALE_ETAG}}, 200),
     ],
 )

@@ -113,8 +113,9 @@ def test_record_pages_of_the_corpus_paginate(client, corpus):
     assert len(tree.xpath("//table[@class='records']/tbody/tr")) == len(table) - (last_page - 1) * 50
     assert tree.xpath("//nav[@aria-label='Pagination']//a[@aria-current='page']/text()") == [str(last_page)]
     page(client, f"/projects/0803/records?page={last_page + 1}", status=404)
+    page(client, "/projects/0803/records?page=99999999999999999999", status=404)  # a whole number: past the end
     assert client.get("/projects/0803/records?page=").status_code == 200
-    for garbage in ("abc", "0", "-1", "1.5", "\u0661", "99999999999999999999", "1&page=2", "%00"):
+    for garbage in ("abc", "0", "-1", "1.5", "\u0661", "\u00b2", "1&page=2", "%00"):
         response = client.get(f"/projects/0803/records?page={garbage}")
         assert response.status_code == 400, garbage
         assert b"Bad request" in response.content

@@ -24,7 +24,7 @@ from django.utils import translation
 
 from catalog import runtime
 from catalog.web import response_cache
-from catalog.web.inputs import Input, declared_inputs, inputs_of
+from catalog.web.inputs import Input, Offers, declared_inputs, declared_offers, declared_parameters, inputs_of
 
 BROWSER = {
     "HTTP_ACCEPT": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8",
@@ -138,20 +138,27 @@ OTHER_VALUES = {
 }
 
 
-def _keyed(declared: frozenset[Input], path: str) -> frozenset[Input]:
+def _keyed(
+    declared: frozenset[Input], path: str, parameters: frozenset[str] | None = None, offers: Offers | None = None
+) -> frozenset[Input]:
     """The inputs the response cache's key (or the kept entry) changes with, for a route that declared ``declared``.
 
     The path is the key's always; the coding picks a form inside the entry; a form is never kept (POST).
+    A view that reads no query parameter at all has none to key (``test_a_parameter_a_view_does_not_take…``
+    checks that it ignores them); one that names some is keyed by the first.
     """
     meta = {"PATH_INFO": path, "QUERY_STRING": "", "HTTP_HOST": "testserver", "HTTP_ACCEPT": "text/html"}
-    key = response_cache.variant_key("v", path, declared, meta, "en")
+
+    def key_of(changed: dict[str, str], language: str = "en") -> tuple:
+        return response_cache.variant_key("v", path, declared, {**meta, **changed}, language, parameters, offers)
+
+    key = key_of({})
     keyed = {Input.PATH, Input.CODING, Input.FORM}
-    keyed |= {
-        i
-        for i, other in OTHER_VALUES.items()
-        if response_cache.variant_key("v", path, declared, {**meta, **other}, "en") != key
-    }
-    if response_cache.variant_key("v", path, declared, meta, "de") != key:
+    others = {**OTHER_VALUES, Input.QUERY: {"QUERY_STRING": f"{min(parameters)}=1" if parameters else "other=1"}}
+    keyed |= {i for i, other in others.items() if key_of(other) != key}
+    if parameters is not None and not parameters and Input.QUERY in declared:
+        keyed.add(Input.QUERY)
+    if key_of({}, "de") != key:
         keyed.add(Input.LANGUAGE)
     return frozenset(keyed)
 
@@ -176,6 +183,7 @@ def test_every_route_reads_only_what_its_view_declares(client, recording):
             continue  # the view raised (a missing item): its 404 page is a view of its own
         view, read, vary = recording[url]
         declared = declared_inputs(view)
+        parameters, offers = declared_parameters(view), declared_offers(view)
         if declared is None:
             undeclared_views.add(getattr(view, "__qualname__", type(view).__name__))
             continue
@@ -183,8 +191,9 @@ def test_every_route_reads_only_what_its_view_declares(client, recording):
         found |= {Input.LANGUAGE} if "LANGUAGE" in read else set()
         if found - declared:
             undeclared.append((url, sorted(member.name for member in found - declared)))
-        if found - _keyed(declared, url):
-            not_keyed.append((url, sorted(member.name for member in found - _keyed(declared, url))))
+        keyed = _keyed(declared, url, parameters, offers)
+        if found - keyed:
+            not_keyed.append((url, sorted(member.name for member in found - keyed)))
         if strange:
             unknown.append((url, sorted(strange)))
         named = {name.strip().lower() for name in vary.split(",")}
@@ -224,3 +233,31 @@ def test_the_key_check_sees_an_input_the_key_ignores():
     assert _keyed(frozenset({Input.PATH}), "/projects") == {Input.PATH, Input.CODING, Input.FORM}
     every = frozenset({Input.PATH, Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE})
     assert _keyed(every, "/projects") == frozenset(Input)
+
+
+def test_a_parameter_a_view_does_not_take_changes_neither_its_key_nor_its_body(client):
+    """Issue 39: a page, document or file that names its query parameters ignores any other (``utm_source``,
+    a fresh ``zz`` per request), so the kept response answers it; the body rendered with one is the same bytes.
+
+    Each route is rendered twice on an empty cache, with and without an unknown parameter (and with a
+    parameter it reads, when it reads one, so that the language switch and the links carry both).
+    """
+    samples = _samples()
+    compared = 0
+    for route, view in _routes(get_resolver().url_patterns):
+        parameters = declared_parameters(view)
+        if parameters is None:
+            continue  # the API and OAI-PMH refuse a parameter they do not take (400, badArgument)
+        url = _url(route, samples)
+        read = f"{min(parameters)}=" if parameters else ""
+        bodies = []
+        for query in (read, f"{read}&utm_source=x&zz=1" if read else "utm_source=x&zz=1"):
+            runtime.configuration_changed()  # an empty response cache: each body is rendered
+            response = client.get(f"{url}?{query}" if query else url, **{**BROWSER, "HTTP_ACCEPT_ENCODING": ""})
+            bodies.append((response.status_code, b"".join(response) if response.streaming else response.content))
+        assert bodies[0] == bodies[1], url
+        key = response_cache.variant_key("v", url, declared_inputs(view), {"QUERY_STRING": read}, "en", parameters)
+        unknown = {"QUERY_STRING": f"{read}&zz=1"}
+        assert response_cache.variant_key("v", url, declared_inputs(view), unknown, "en", parameters) == key, url
+        compared += 1
+    assert compared > 20

@@ -286,7 +286,10 @@ def _headers() -> dict[str, Schema]:
             "description": "RFC 8288 links to the first, prev, next and last pages.",
             "schema": STRING,
         },
-        "Allow": {"description": "The methods the API allows: GET, HEAD.", "schema": STRING},
+        "Allow": {
+            "description": "The methods the API allows: GET, HEAD, and OPTIONS (a browser's CORS preflight).",
+            "schema": STRING,
+        },
     }
 
 

@@ -20,7 +20,7 @@ from catalog.domain.all_records import AllRecordsQuery, AllRecordsResult
 from catalog.domain.ledger import iso_time, withdrawn_project, withdrawn_record
 from catalog.domain.memo import per_catalog
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
-from catalog.domain.paging import page_bounds, page_count
+from catalog.domain.paging import page_bounds, page_count, whole_number
 from catalog.domain.search import BadQuery, PageOutOfRange
 
 # Shortcodes are four hexadecimal digits in the repository, some with a letter
@@ -32,9 +32,6 @@ SHORTCODE_PATTERN = f"^{SHORTCODE_RE.pattern}$"
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 PAGE_PARAMETERS = ("page", "page_size")
-_DIGITS_RE = re.compile(r"[0-9]+")
-# Numbers longer than this are past any real list; they are not even parsed.
-_MAX_DIGITS = 18
 
 ENTITY_KINDS = ("projects", "persons", "organizations", "clusters", "collections")
 SINGULAR = MappingProxyType(
@@ -141,10 +138,9 @@ def _positive_integer(params: QueryParams, name: str, default: int, maximum: int
     if not values:
         return default
     text = values[0]
-    digits = text.lstrip("0")
-    if not _DIGITS_RE.fullmatch(text) or not digits:
+    number = whole_number(text)
+    if number is None or number < 1:
         raise ApiError(400, f"{name} must be a positive integer, not {text[:40]!r}")
-    number = int(digits) if len(digits) <= _MAX_DIGITS else 10**_MAX_DIGITS
     if maximum is not None and number > maximum:
         raise ApiError(400, f"{name} must be at most {maximum}, not {text[:40]}")
     return number
@@ -237,6 +233,10 @@ def record_search_page(
             )
         if len(values) > 1 and name not in all_records.FACET_KEYS:
             raise ApiError(400, f"query parameter {name!r} is given {len(values)} times")
+    # The OpenAPI's types, stricter than the page's form (whose empty fields mean "the default").
+    _positive_integer(params, "page", 1)
+    if "sort" in params and params["sort"][0] not in AllRecordsQuery.SORTS:
+        raise ApiError(400, f"sort must be one of {', '.join(AllRecordsQuery.SORTS)}, not {params['sort'][0][:40]!r}")
     try:
         query = AllRecordsQuery.from_params(params)
         result = all_records.search_all_records(all_records.all_records_index(catalog), query)

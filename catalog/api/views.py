@@ -1,6 +1,7 @@
 """JSON API views: thin wrappers over :mod:`catalog.api.payloads`.
 
-Every endpoint shares one policy (:func:`api_endpoint`): GET and HEAD only,
+Every endpoint shares one policy (:func:`api_endpoint`): GET and HEAD only (and
+OPTIONS, a browser's CORS preflight),
 errors as RFC 9457 problem documents, successful answers marked cacheable (their
 ETag, compression, conditional GET and Cache-Control come from svc_site.cache,
 as for every page), and CORS open to every origin since
@@ -38,6 +39,16 @@ from catalog.web.inputs import Input, varies_on
 from catalog.web.response_cache import mark_cacheable
 
 ALLOWED_METHODS = ("GET", "HEAD")
+# A script on another origin that revalidates (If-None-Match, If-Modified-Since) sends a request that is not
+# "simple", so its browser first asks with a CORS preflight (Fetch standard §3.2): OPTIONS, answered alike for
+# every request (no Vary needed), cached by the browser for Max-Age seconds (Chromium keeps at most 7200).
+PREFLIGHT = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": ", ".join(ALLOWED_METHODS),
+    "Access-Control-Allow-Headers": "If-None-Match, If-Modified-Since",
+    "Access-Control-Max-Age": "86400",
+    "Allow": ", ".join((*ALLOWED_METHODS, "OPTIONS")),
+}
 
 View = Callable[..., HttpResponse]
 
@@ -54,9 +65,11 @@ def json_bytes(content: bytes) -> HttpResponse:
 def api_endpoint(view: View) -> View:
     @functools.wraps(view)
     def wrapper(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        if request.method == "OPTIONS":
+            return HttpResponse(status=204, headers=PREFLIGHT)
         if request.method not in ALLOWED_METHODS:
             response = problem(405, f"method {request.method} is not allowed; the API is read-only (GET, HEAD)")
-            response["Allow"] = ", ".join(ALLOWED_METHODS)
+            response["Allow"] = PREFLIGHT["Allow"]
         else:
             try:
                 response = view(request, *args, **kwargs)

@@ -227,6 +227,7 @@ class AllRecordsQuery(FacetedQuery):
     sort: str = ""
     page: int = 1
     SORTS: ClassVar[tuple[str, ...]] = RecordQuery.SORTS
+    PARAMETERS: ClassVar[tuple[str, ...]] = (*RecordQuery.PARAMETERS, *FACET_KEYS)  # every one from_params reads
 
     @classmethod
     def from_params(cls, params: Mapping[str, Sequence[str]]) -> Self:

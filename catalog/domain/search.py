@@ -27,7 +27,7 @@ from catalog.domain.model import (
     language_items,
     pick_language,
 )
-from catalog.domain.paging import PagePositions, page_bounds, page_count
+from catalog.domain.paging import PagePositions, page_bounds, page_count, whole_number
 from catalog.domain.values import canonical_licence_uri, language_name, licence_label, stored_list, stored_strings
 
 PAGE_SIZE = 20
@@ -96,10 +96,10 @@ def parse_page(values: Sequence[str]) -> int:
         return 1
     if len(given) > 1:
         raise BadQuery("give one page number")
-    raw = given[0].strip()
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 9 or int(raw) < 1:
+    number = whole_number(given[0].strip())
+    if number is None or number < 1:
         raise BadQuery("the page must be a positive whole number, not {given}", given=repr(given[0]))
-    return int(raw)
+    return number
 
 
 def parse_year(values: Sequence[str], name: str) -> int | None:
@@ -109,9 +109,10 @@ def parse_year(values: Sequence[str], name: str) -> int | None:
         return None
     if len(given) > 1:
         raise BadQuery("give one year for {name}", name=name)
-    if not given[0].isascii() or not given[0].isdigit() or not 1 <= int(given[0]) <= 9999:
+    year = whole_number(given[0])
+    if year is None or not 1 <= year <= 9999:
         raise BadQuery("the year must be a whole number from 1 to 9999, not {given}", given=repr(given[0]))
-    return int(given[0])
+    return year
 
 
 def _year(value: object) -> int | None:
@@ -370,6 +371,8 @@ class ListingQuery(FacetedQuery):
     sort: str = ""  # "" means the default: relevance with a query, else name
     page: int = 1
     years: tuple[int | None, int | None] = (None, None)  # `from` and `to`: projects running in those years
+    # Every parameter from_params reads; any other is ignored.
+    PARAMETERS: ClassVar[tuple[str, ...]] = ("q", "sort", "page", *FACET_KEYS, "from", "to")
 
     @classmethod
     def from_params(cls, params: Mapping[str, Sequence[str]]) -> ListingQuery:
@@ -424,6 +427,7 @@ class TextSortPage:
     sort: str = ""  # "" is the default sort
     page: int = 1
     SORTS: ClassVar[tuple[str, ...]] = ()
+    PARAMETERS: ClassVar[tuple[str, ...]] = ("q", "sort", "page")  # every one from_params reads
 
     @classmethod
     def from_params(cls, params: Mapping[str, Sequence[str]]) -> Self:

@@ -16,14 +16,14 @@ from catalog.web.response_cache import mark_cacheable
 XML = "application/xml"
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=())
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     body = sitemap.robots_txt(f"{base_url(request)}/sitemap.xml")
     return mark_cacheable(HttpResponse(body, content_type="text/plain; charset=utf-8"))
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=())
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
     catalog = catalog_of(request)
@@ -34,7 +34,7 @@ def sitemap_xml(request: HttpRequest) -> HttpResponse:
     return response
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=())
 @require_safe
 def sitemap_page_xml(request: HttpRequest, number: int) -> HttpResponse:
     catalog = catalog_of(request)

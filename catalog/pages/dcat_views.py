@@ -1,24 +1,23 @@
 """The DCAT-AP catalogue: /catalogue/dcat.ttl, .rdf, .jsonld, and /catalogue/dcat negotiating among them.
 
 Thin views over :mod:`catalog.formats.dcat`. Each body is rendered once per
-data version, URL (with its origin) and media type, kept in the catalogue's
-bounded page cache, and marked stable so the wire middleware compresses and
-tags it once.
+data version, origin, path, page number and media type
+(:func:`catalog.runtime.render_once`), however the request spells them, and
+marked stable so the response cache keeps, compresses and tags it once.
 """
 
 from __future__ import annotations
-
-import functools
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
+from catalog.domain.paging import whole_number
 from catalog.formats import dcat, links
-from catalog.runtime import catalog_of
+from catalog.runtime import catalog_of, render_once
 from catalog.web import accept, origin
-from catalog.web.inputs import Input, varies_on
+from catalog.web.inputs import Input, Offers, varies_on
 from catalog.web.response_cache import mark_cacheable
 
 EXTENSIONS = {"ttl": "text/turtle", "rdf": "application/rdf+xml", "jsonld": "application/ld+json"}
@@ -32,14 +31,6 @@ def site(base_url: str) -> dcat.Site:
     )
 
 
-@functools.lru_cache(maxsize=256)
-def _preferred(accept: str) -> str | None:
-    """The offered RDF type a client's Accept header prefers (q-values honoured); ``*/*`` gets Turtle."""
-    probe = HttpRequest()
-    probe.META["HTTP_ACCEPT"] = accept
-    return probe.get_preferred_type(list(OFFERED))
-
-
 def _not_acceptable() -> HttpResponse:
     types = "\n".join(OFFERED)
     response = HttpResponse(
@@ -49,29 +40,33 @@ def _not_acceptable() -> HttpResponse:
     return response
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.MEDIA_TYPE)
+@varies_on(Input.ORIGIN, query=("page",), offers=Offers(OFFERED))
 @require_safe
 def catalogue(request: HttpRequest, extension: str | None = None) -> HttpResponse:
     """Page ``?page=`` (from 1) of the catalogue in the format the extension names, or the client prefers."""
     negotiated = extension is None
     if extension is None:
-        media_type = _preferred(accept.without_parameters(request.META.get("HTTP_ACCEPT", "*/*")))
+        media_type = accept.preferred(request.META.get("HTTP_ACCEPT", "*/*"), OFFERED)  # */*: Turtle
         if media_type is None:
             return _not_acceptable()
     else:
         media_type = EXTENSIONS[extension]
     catalog = catalog_of(request)
-    raw_page = request.GET.get("page", "1")
-    if not raw_page.isdigit() or int(raw_page) < 1:
+    page = whole_number(request.GET.get("page", "1"))
+    if page is None or page < 1:
         return HttpResponse("page: expected a whole number from 1.\n", status=400, content_type="text/plain")
-    page = int(raw_page)
     pages = dcat.catalogue_pages(catalog)
     if page > pages:
         return HttpResponse(f"page: the catalogue has {pages} page(s).\n", status=404, content_type="text/plain")
     base = origin.base_url(request)
     path = links.CATALOGUE_DCAT_PATH + ("" if negotiated else f".{extension}")
-    graph = dcat.catalogue_page(catalog, site(base), page, base + path + "?page={page}")
-    response = HttpResponse(dcat.serialise(graph, media_type), content_type=f"{media_type}; charset=utf-8")
+
+    def render() -> bytes:
+        return dcat.serialise(dcat.catalogue_page(catalog, site(base), page, base + path + "?page={page}"), media_type)
+
+    # However the request spells it (page=01, another Accept naming the same type): one rendering per variant.
+    body = render_once(request, ("dcat", base, path, page, media_type), render)
+    response = HttpResponse(body, content_type=f"{media_type}; charset=utf-8")
     if negotiated:
         patch_vary_headers(response, ["Accept"])
         query = f"?page={page}" if "page" in request.GET else ""
@@ -79,7 +74,7 @@ def catalogue(request: HttpRequest, extension: str | None = None) -> HttpRespons
     return mark_cacheable(response)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=("page",))
 @require_safe
 def catalogue_file(request: HttpRequest, extension: str) -> HttpResponse:
     """The catalogue in the format its file extension names, whatever the client accepts."""

@@ -7,7 +7,6 @@ negotiation, its ``Link`` header and its linkset all read that one description.
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
 import time
@@ -41,10 +40,13 @@ from catalog.formats.signposting import ABOUT_PAGE, HEADER_ITEMS, LINKSET_TYPE, 
 from catalog.pages.dcat_views import site
 from catalog.runtime import catalog_of, get_catalog, state_of
 from catalog.web import accept, origin
-from catalog.web.inputs import Input, varies_on
+from catalog.web.inputs import Input, Offers, varies_on
 from catalog.web.response_cache import mark_cacheable
 
 NOT_DESCRIBED_BY = frozenset({exports.CITATION_TEXT})
+
+# What the page URL of a project, record or entity negotiates among: its HTML always, the exports it has.
+PAGE_OFFERS = Offers(("text/html",), tuple(exports.negotiable(exports.WORK_EXPORTS)))
 
 
 @dataclass(frozen=True)
@@ -250,17 +252,6 @@ def _bad_style() -> HttpResponse:
     )
 
 
-@functools.lru_cache(maxsize=1024)
-def _preferred_type(accept: str, offered: tuple[str, ...]) -> str | None:
-    """Django's choice among HTML and ``offered`` for one Accept header, worked out once per header.
-
-    Parsing the header costs more than the rest of a warm page; clients send few distinct values.
-    """
-    probe = HttpRequest()
-    probe.META["HTTP_ACCEPT"] = accept
-    return probe.get_preferred_type(["text/html", *offered])
-
-
 def negotiate(request: HttpRequest, described: Described) -> HttpResponse | None:
     """None when the client takes HTML; else a 303 to the export it prefers, or 406 listing the offered types.
 
@@ -269,7 +260,7 @@ def negotiate(request: HttpRequest, described: Described) -> HttpResponse | None
     """
     offered = exports.negotiable(described.offered)
     header = request.META.get("HTTP_ACCEPT", "*/*")
-    preferred = _preferred_type(accept.without_parameters(header), tuple(offered))
+    preferred = accept.preferred(header, ("text/html", *offered))
     if preferred == "text/html":
         return None
     if preferred is None:
@@ -291,8 +282,9 @@ def negotiate(request: HttpRequest, described: Described) -> HttpResponse | None
 def _citation_query(request: HttpRequest, header: str) -> str:
     """The page's ``?style=`` and ``?locale=``, else those of ``Accept: text/x-bibliography; style=apa;
     locale=de-DE`` (as DOI resolvers read them), for the formatted citation's URL."""
-    if "style" in request.GET or "locale" in request.GET:
-        return "?" + request.GET.urlencode()
+    given = [(name, value) for name in ("style", "locale") for value in request.GET.getlist(name)]
+    if given:  # only what the citation reads: any other parameter is nobody's (docs/http-caching.md)
+        return "?" + urlencode(given)
     found = {
         name: value
         for name in ("style", "locale")

@@ -11,20 +11,21 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.syndication.views import Feed
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils.feedgenerator import Atom1Feed, SyndicationFeed
 
 from catalog.domain.ledger import Change, project_changes, record_changes
 from catalog.domain.model import Catalog, Project
 from catalog.formats import links
 from catalog.pages.views import get_project_or_404
-from catalog.runtime import catalog_of, get_catalog
+from catalog.runtime import catalog_of
 from catalog.web.inputs import Input, varies_on
+from catalog.web.response_cache import mark_cacheable
 
 FEED_SIZE = 50
 
 if TYPE_CHECKING:  # Django's Feed is generic (its items, its object) in django-stubs only
-    _CatalogFeed = Feed[Change, None]
+    _CatalogFeed = Feed[Change, Catalog]
     _ProjectFeed = Feed[Change, tuple[Catalog, Project]]
 else:
     _CatalogFeed = _ProjectFeed = Feed
@@ -35,9 +36,17 @@ def _when(change: Change) -> datetime:
 
 
 class _ChangeEntries:
-    """What both feeds have in common: Atom, one entry per change of the ledger."""
+    """What both feeds have in common: Atom, one entry per change of the ledger, kept by the response cache.
+
+    A feed depends only on the data and the origin (``@varies_on``): rendered
+    once per data version and origin, then replayed like a page.
+    """
 
     feed_type: type[SyndicationFeed] = Atom1Feed
+
+    def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response: HttpResponse = super().__call__(request, *args, **kwargs)  # type: ignore[misc]  # Feed, mixed in after
+        return mark_cacheable(response) if response.status_code == 200 else response
 
     def item_title(self, change: Change) -> str:
         label = (
@@ -76,8 +85,11 @@ class CatalogChanges(_ChangeEntries, _CatalogFeed):
     link = "/projects"
     feed_url = links.changes_feed_path()
 
-    def items(self) -> list[Change]:
-        return project_changes(get_catalog(), FEED_SIZE)
+    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Catalog:
+        return catalog_of(request)  # the request's data version, the one its kept answer is keyed by
+
+    def items(self, obj: Catalog) -> list[Change]:
+        return project_changes(obj, FEED_SIZE)
 
 
 @varies_on(Input.ORIGIN)

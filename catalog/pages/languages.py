@@ -22,6 +22,8 @@ from django.urls import LocalePrefixPattern, ResolverMatch, URLResolver, get_res
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
+from catalog.web.inputs import declared_parameters, declared_query
+
 DEFAULT = "en"
 # OpenGraph's locale of each interface language (language_TERRITORY): the repository is Swiss.
 OG_LOCALES = {"en": "en_GB", "de": "de_CH", "fr": "fr_CH", "it": "it_CH"}
@@ -163,7 +165,10 @@ def context(request: HttpRequest) -> dict[str, Any]:
     """The language switch (this page in every language, query kept) and the OpenGraph locales."""
     language = translation.get_language() or DEFAULT
     _, rest = split_language(request.path_info)
-    query = request.META.get("QUERY_STRING", "")
+    # The parameters the page reads: one it ignores is left out, so that the page is the same without it.
+    match = request.resolver_match
+    read = declared_parameters(match.func) if match is not None else None
+    query = declared_query(request.META.get("QUERY_STRING", ""), read)
     suffix = f"?{query}" if query else ""
     names = dict(settings.LANGUAGES)
     switch = [

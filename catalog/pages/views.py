@@ -262,7 +262,7 @@ def bad_request(request: HttpRequest, message: str) -> HttpResponse:
 # Pages ----------------------------------------------------------------------
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=ListingQuery.PARAMETERS)
 @require_safe
 def projects(request: HttpRequest) -> HttpResponse:
     catalog = catalog_of(request)
@@ -378,7 +378,7 @@ def _page_style(request: HttpRequest) -> str | None:
     return style if style in citation.STYLES else None
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("tab", "style", "locale"), offers=export_views.PAGE_OFFERS)
 @require_safe
 def project(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -477,7 +477,7 @@ def record_indexes(memo: CatalogMemo) -> Mapping[str, ProjectRecordIndex]:
     return all_records.record_indexes(memo.catalog)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=RecordQuery.PARAMETERS)
 @require_safe
 def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -537,7 +537,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
     return response
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=all_records.AllRecordsQuery.PARAMETERS)
 @require_safe
 def records_everywhere(request: HttpRequest) -> HttpResponse:
     """`/records`: the records of every project, searched by the records page's rules, with facets."""
@@ -594,7 +594,7 @@ def _url(path: str, pairs: list[tuple[str, str]]) -> str:
     return f"{path}?{urlencode(pairs)}" if pairs else path
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("style", "locale"), offers=export_views.PAGE_OFFERS)
 @require_safe
 def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -627,7 +627,7 @@ def record(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResp
     return export_views.finish_page(response, request, described)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=("style", "locale"))
 @require_safe
 def project_export(request: HttpRequest, shortcode: str, key: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -636,7 +636,7 @@ def project_export(request: HttpRequest, shortcode: str, key: str) -> HttpRespon
     return export_views.export_response(request, described, key)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=("style", "locale"))
 @require_safe
 def record_export(request: HttpRequest, shortcode: str, record_suffix: str, key: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -646,7 +646,7 @@ def record_export(request: HttpRequest, shortcode: str, record_suffix: str, key:
     return export_views.export_response(request, described, key)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=())
 @require_safe
 def project_linkset(request: HttpRequest, shortcode: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -654,7 +654,7 @@ def project_linkset(request: HttpRequest, shortcode: str) -> HttpResponse:
     return export_views.linkset_response(request, export_views.project_described(catalog, project_, base_url(request)))
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=())
 @require_safe
 def record_linkset(request: HttpRequest, shortcode: str, record_suffix: str) -> HttpResponse:
     catalog = catalog_of(request)
@@ -698,7 +698,7 @@ def _described_entity(
     return export_views.description_described(*paths, entity.id, document, graph, schema_type), document
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=())
 @require_safe
 def entity_linkset(request: HttpRequest, kind: str, entity_id: str) -> HttpResponse:
     """The Signposting linkset of a person or organization page."""
@@ -708,7 +708,7 @@ def entity_linkset(request: HttpRequest, kind: str, entity_id: str) -> HttpRespo
     return export_views.linkset_response(request, described)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN)
+@varies_on(Input.ORIGIN, query=("style", "locale"))
 @require_safe
 def entity_export(request: HttpRequest, kind: str, entity_id: str, key: str) -> HttpResponse:
     described, _ = _described_entity(request, kind, entity_id)
@@ -761,31 +761,31 @@ def _entity_charts(catalog: Catalog, kind: str, entity_id: str) -> tuple[charts.
     return (found,) if found else ()
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("style", "locale"), offers=export_views.PAGE_OFFERS)
 @require_safe
 def person(request: HttpRequest, person_id: str) -> HttpResponse:
     return _entity_page(request, "person", person_id)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("style", "locale"), offers=export_views.PAGE_OFFERS)
 @require_safe
 def organization(request: HttpRequest, organization_id: str) -> HttpResponse:
     return _entity_page(request, "organization", organization_id)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("style", "locale"), offers=export_views.PAGE_OFFERS)
 @require_safe
 def cluster(request: HttpRequest, cluster_id: str) -> HttpResponse:
     return _entity_page(request, "cluster", cluster_id)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE, Input.MEDIA_TYPE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=("style", "locale"), offers=export_views.PAGE_OFFERS)
 @require_safe
 def collection(request: HttpRequest, collection_id: str) -> HttpResponse:
     return _entity_page(request, "collection", collection_id)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=BrowseQuery.PARAMETERS)
 @require_safe
 def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
     """`/persons`, `/organizations`, `/clusters`, `/collections`: search, sort, pages."""
@@ -824,7 +824,7 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
     return _page(render)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=())
 @require_safe
 def about(request: HttpRequest) -> HttpResponse:
     catalog = catalog_of(request)
@@ -866,7 +866,7 @@ def about(request: HttpRequest) -> HttpResponse:
     return _page(render)
 
 
-@varies_on(Input.QUERY, Input.ORIGIN, Input.LANGUAGE)
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=())
 @require_safe
 def overview(request: HttpRequest) -> HttpResponse:
     """`/overview`: the catalogue in charts, each bar linking to the listing it counts."""

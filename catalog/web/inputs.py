@@ -3,9 +3,11 @@
 A response is kept and replayed under a key derived from this declaration
 (:mod:`catalog.web.response_cache`: the value of each declared input, and
 ``Vary`` from the same), so every input a view reads must be declared. Views
-say which with :func:`varies_on`; ``tests/test_request_inputs.py`` runs every
-route with a request that records what its view reads and fails on an input
-the view did not declare, the key does not change with, or ``Vary`` does not name.
+say which with :func:`varies_on`, naming the query parameters they read (a
+parameter a page does not take is ignored, by the body and the key alike);
+``tests/test_request_inputs.py`` runs every route with a request that records
+what its view reads and fails on an input the view did not declare, the key
+does not change with, or ``Vary`` does not name.
 Framework-free: inputs are named by their WSGI environ keys (PEP 3333).
 """
 
@@ -13,7 +15,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TypeVar
+from urllib.parse import unquote_plus
 
 V = TypeVar("V", bound=Callable[..., object])
 
@@ -51,14 +55,41 @@ _VARY = {Input.MEDIA_TYPE: "Accept", Input.CODING: "Accept-Encoding"}
 IGNORED = frozenset({"REQUEST_METHOD", "SERVER_PROTOCOL", "REMOTE_ADDR", "wsgi.errors", "wsgi.multiprocess"})
 _BY_KEY = {key: member for member in Input for key in member.value}
 ATTRIBUTE = "varies_on"
+PARAMETERS_ATTRIBUTE = "varies_on_query"
+OFFERS_ATTRIBUTE = "varies_on_offers"
 
 
-def varies_on(*inputs: Input) -> Callable[[V], V]:
-    """Declare that the decorated view's response depends on ``inputs`` (the path always)."""
-    declared = frozenset((Input.PATH, *inputs))
+@dataclass(frozen=True, slots=True)
+class Offers:
+    """The media types a negotiating view offers: ``always`` on every URL of its route, ``sometimes`` on some.
+
+    The response cache keys such a view by the type ``Accept`` chooses
+    (:func:`catalog.web.accept.preferred`) when it is one offered always, so
+    that two ``Accept`` headers choosing the same answer share one entry.
+    """
+
+    always: tuple[str, ...]
+    sometimes: tuple[str, ...] = ()
+
+
+def varies_on(*inputs: Input, query: Iterable[str] | None = None, offers: Offers | None = None) -> Callable[[V], V]:
+    """Declare that the decorated view's response depends on ``inputs`` (the path always).
+
+    ``query`` names the query parameters the view reads (``Input.QUERY`` is then
+    implied): the view ignores any other, and so does the response's key. A view
+    that declares ``Input.QUERY`` without names reads the whole query string (the
+    API and OAI-PMH, which refuse a parameter they do not take). ``offers`` names
+    the media types a negotiating view offers (``Input.MEDIA_TYPE`` is then implied).
+    """
+    declared = frozenset(
+        (Input.PATH, *inputs, *((Input.QUERY,) if query is not None else ()), *((Input.MEDIA_TYPE,) if offers else ()))
+    )
+    parameters = frozenset(query) if query is not None else None
 
     def mark(view: V) -> V:
         setattr(view, ATTRIBUTE, declared)
+        setattr(view, PARAMETERS_ATTRIBUTE, parameters)
+        setattr(view, OFFERS_ATTRIBUTE, offers)
         return view
 
     return mark
@@ -68,6 +99,31 @@ def declared_inputs(view: object) -> frozenset[Input] | None:
     """What ``view`` declared (None: nothing; a class-based view declares on its class)."""
     found = getattr(view, ATTRIBUTE, None)
     return found if isinstance(found, frozenset) else None
+
+
+def declared_parameters(view: object) -> frozenset[str] | None:
+    """The query parameters ``view`` declared it reads (None: the whole query string, or no query at all)."""
+    found = getattr(view, PARAMETERS_ATTRIBUTE, None)
+    return found if isinstance(found, frozenset) else None
+
+
+def declared_offers(view: object) -> Offers | None:
+    """The media types ``view`` declared it negotiates among (None: it keys by the ``Accept`` header as sent)."""
+    found = getattr(view, OFFERS_ATTRIBUTE, None)
+    return found if isinstance(found, Offers) else None
+
+
+def declared_query(query_string: str, parameters: frozenset[str] | None) -> str:
+    """The part of a raw query string a view reads: the ``name=value`` fields of ``parameters``, in their order.
+
+    The fields are kept as sent (no decoding of values), so two query strings
+    give the same part only when the view reads the same values from both; a
+    name is compared decoded (``%70age`` is ``page``), as the framework reads it.
+    ``None`` keeps the whole string.
+    """
+    if parameters is None or not query_string:
+        return query_string
+    return "&".join(field for field in query_string.split("&") if unquote_plus(field.partition("=")[0]) in parameters)
 
 
 def inputs_of(keys: Iterable[str]) -> tuple[frozenset[Input], frozenset[str]]:

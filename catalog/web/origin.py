@@ -26,14 +26,12 @@ def base_url(request: _HostRequest) -> str:
 def origin_key(meta: Mapping[str, Any]) -> tuple[Any, ...]:
     """The request values absolute URLs in a body (canonical links, JSON-LD, sitemap) are built from.
 
-    Raw header values rather than a validated host: the framework has already
-    validated it, and equal raw values give equal origins.
+    The scheme (the server has already turned a trusted ``X-Forwarded-Proto``
+    into it) and the ``Host`` header, else the server's name and port: what
+    the framework builds the origin from (``X-Forwarded-Host`` is not trusted,
+    so a fresh one per request must not make a fresh entry). Raw values rather
+    than a validated host: the framework has already validated it, and equal
+    raw values give equal origins.
     """
-    return (
-        meta.get("wsgi.url_scheme"),
-        meta.get("HTTP_HOST"),
-        meta.get("SERVER_NAME"),
-        meta.get("SERVER_PORT"),
-        meta.get("HTTP_X_FORWARDED_HOST"),
-        meta.get("HTTP_X_FORWARDED_PROTO"),
-    )
+    scheme, host = meta.get("wsgi.url_scheme"), meta.get("HTTP_HOST")
+    return (scheme, host) if host else (scheme, None, meta.get("SERVER_NAME"), meta.get("SERVER_PORT"))

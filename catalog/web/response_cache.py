@@ -5,8 +5,8 @@ A view says what its response depends on besides the data
 (:func:`mark_cacheable`). From those two facts alone this module derives
 
 - the key of the response: the data version, the path and the values of
-  exactly the declared inputs (query string, origin, negotiated language,
-  ``Accept``); the configuration is not in it, the cache being the
+  exactly the declared inputs (the query parameters the view reads, origin,
+  negotiated language, ``Accept``); the configuration is not in it, the cache being the
   application state's, which a change of configuration replaces;
 - the ``Vary`` header: ``Accept`` for the media type, what the language
   middleware reads for a page named without a language prefix, and
@@ -34,7 +34,8 @@ from typing import Any, TypeVar
 
 from catalog.domain.memo import BytesLRU
 from catalog.web import wire
-from catalog.web.inputs import Input
+from catalog.web.accept import preferred
+from catalog.web.inputs import Input, Offers, declared_query
 from catalog.web.origin import origin_key
 
 R = TypeVar("R")
@@ -79,25 +80,48 @@ def route_key(path: str) -> tuple[str, str]:
 
 
 def variant_key(
-    data_version: str, path: str, inputs: frozenset[Input], meta: Mapping[str, Any], language: str | None
+    data_version: str,
+    path: str,
+    inputs: frozenset[Input],
+    meta: Mapping[str, Any],
+    language: str | None,
+    parameters: frozenset[str] | None = None,
+    offers: Offers | None = None,
 ) -> tuple[Hashable, ...]:
     """The key of a response to the request ``meta``: the data version, the path and each declared input's value.
 
     ``language`` is the request's negotiated language (the URL's prefix, else
     the cookie, else ``Accept-Language``); it counts only where declared.
+    Of the query string, only the ``parameters`` the view reads count
+    (:func:`catalog.web.inputs.declared_query`): ``?utm_source=x`` or a fresh
+    ``?zz=N`` finds the kept response.
     The values are the client's, unbounded in kind: the store is bounded in
     bytes, keys included (:class:`catalog.domain.memo.BytesLRU`).
     """
     key: list[Hashable] = ["variant", data_version, path]
     if Input.QUERY in inputs:
-        key.append(meta.get("QUERY_STRING", ""))
+        key.append(declared_query(meta.get("QUERY_STRING", ""), parameters))
     if Input.ORIGIN in inputs:
         key.extend(origin_key(meta))
     if Input.LANGUAGE in inputs:
         key.append(language)
     if Input.MEDIA_TYPE in inputs:
-        key.append(meta.get("HTTP_ACCEPT"))
+        key.append(media_key(meta.get("HTTP_ACCEPT"), offers))
     return tuple(key)
+
+
+def media_key(header: str | None, offers: Offers | None) -> Hashable:
+    """What the key holds of ``Accept``: the type it chooses when the route always offers that type, else the header.
+
+    ``Accept: text/html, x/1`` and ``text/html, x/2`` choose the same page: one
+    entry. A type offered on some of the route's URLs only (an export of some
+    entities) may not be chosen on another URL, so such a choice keeps the
+    header as sent (those answers are redirects, never kept anyway).
+    """
+    if offers is None:
+        return header
+    chosen = preferred(header if header is not None else "*/*", (*offers.always, *offers.sometimes))
+    return ("chosen", chosen) if chosen in offers.always else header
 
 
 def vary(inputs: Iterable[Input], *, language_negotiated: bool, compressible: bool, given: str | None) -> str | None:
@@ -145,12 +169,18 @@ class Policy:
         return self.error if status in CACHEABLE_ERRORS else NO_STORE
 
 
+# Guards every kept variant's compressed forms (held for a dictionary insert: one lock, not one per entry).
+_CODED = threading.Lock()
+
+
 @dataclass(eq=False, slots=True)
 class Variant:
     """A response as kept: its headers, its body, its tag and its compressed forms, in one entry.
 
-    ``route`` is whatever the framework names the route by (the access log's),
-    restored on a replay as if the URL had been resolved.
+    ``route`` is what the framework names the route by (the access log's),
+    restored on a replay as if the URL had been resolved: something small and
+    shared by the route's entries (not the resolution of one request, which
+    holds every pattern it tried).
     """
 
     headers: tuple[tuple[str, str], ...]
@@ -160,7 +190,6 @@ class Variant:
     replay_until: float = math.inf
     route: Any = None
     coded: dict[str, bytes] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def of(cls, headers: Iterable[tuple[str, str]], body: bytes, tag: str, replay_until: float, route: Any) -> Variant:
@@ -179,15 +208,26 @@ class Variant:
         if found is not None:
             return found, False
         encoded = wire.encode(self.body, coding)  # two threads may both encode; the bytes are equal
-        with self._lock:
+        with _CODED:
             self.coded[coding] = encoded
         return encoded, True
 
     def cost(self) -> int:
-        """Bytes held besides the key: the body once, each compressed form, the headers and the tag."""
-        headers = sum(sys.getsizeof(name) + sys.getsizeof(value) for name, value in self.headers)
-        coded = sum(sys.getsizeof(body) for body in list(self.coded.values()))
-        return sys.getsizeof(self.body) + coded + headers + sys.getsizeof(self.tag)
+        """Bytes the entry holds besides its key: every object of it, so that small responses count true too.
+
+        The variant itself, its headers (the tuples and their strings), the
+        body once, the table of compressed forms and each form, the tag and
+        the route's pair. A small answer (robots.txt for one of many ``Host``
+        headers) is mostly these, not its body: counting only the bodies let
+        such entries fill four times the budget (issue 39).
+        """
+        headers = sys.getsizeof(self.headers) + sum(
+            sys.getsizeof(pair) + sys.getsizeof(pair[0]) + sys.getsizeof(pair[1]) for pair in self.headers
+        )
+        with _CODED:
+            coded = sys.getsizeof(self.coded) + sum(sys.getsizeof(body) for body in self.coded.values())
+        route = sys.getsizeof(self.route) if isinstance(self.route, tuple) else 0
+        return sys.getsizeof(self) + headers + sys.getsizeof(self.body) + coded + sys.getsizeof(self.tag) + route
 
 
 def find(
@@ -198,19 +238,30 @@ def find(
     ``language`` is called (no argument) only for a route that declared it.
     """
     path = meta.get("PATH_INFO", "")
-    inputs = store.find(route_key(path))
-    if not isinstance(inputs, frozenset):
+    route = store.find(route_key(path))
+    if not isinstance(route, Route):
         return None
-    key = variant_key(data_version, path, inputs, meta, language() if Input.LANGUAGE in inputs else None)
+    inputs = route.inputs
+    language_value = language() if Input.LANGUAGE in inputs else None
+    key = variant_key(data_version, path, inputs, meta, language_value, route.parameters, route.offers)
     variant = store.find(key)
     if isinstance(variant, Variant) and now < variant.replay_until:
         return key, variant
     return None
 
 
-def keep(store: BytesLRU, key: tuple[Hashable, ...], path: str, inputs: frozenset[Input], variant: Variant) -> None:
-    """Keep ``variant`` under ``key``, and the route's inputs under its path."""
-    store.keep(route_key(path), inputs, 0)
+@dataclass(frozen=True, slots=True)
+class Route:
+    """What a route's view declared: its inputs and the query parameters it reads (None: the whole query)."""
+
+    inputs: frozenset[Input]
+    parameters: frozenset[str] | None = None
+    offers: Offers | None = None
+
+
+def keep(store: BytesLRU, key: tuple[Hashable, ...], path: str, route: Route, variant: Variant) -> None:
+    """Keep ``variant`` under ``key``, and the route's declaration under its path."""
+    store.keep(route_key(path), route, 0)
     store.keep(key, variant, variant.cost())
 
 

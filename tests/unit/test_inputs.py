@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from catalog.web.inputs import Input, declared_inputs, inputs_of, varies_on
+import pytest
+
+from catalog.web.inputs import Input, declared_inputs, declared_parameters, declared_query, inputs_of, varies_on
 
 
 def test_a_declaration_always_includes_the_path():
@@ -38,3 +40,34 @@ def test_only_negotiated_headers_need_a_vary():
         Input.MEDIA_TYPE: "Accept",
         Input.CODING: "Accept-Encoding",
     }
+
+
+def test_naming_the_parameters_read_declares_the_query():
+    @varies_on(Input.ORIGIN, query=("page", "q"))
+    def view(request):
+        return None
+
+    @varies_on(Input.QUERY)
+    def whole(request):
+        return None
+
+    assert declared_inputs(view) == {Input.PATH, Input.ORIGIN, Input.QUERY}
+    assert declared_parameters(view) == {"page", "q"}
+    assert declared_parameters(whole) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "parameters", "part"),
+    [
+        ("page=2&zz=1&utm_source=x", {"page"}, "page=2"),
+        ("zz=1&q=a+b&page=2&q=c", {"page", "q"}, "q=a+b&page=2&q=c"),  # values as sent, in their order
+        ("%70age=2", {"page"}, "%70age=2"),  # the name compared decoded, as the framework reads it
+        ("page", {"page"}, "page"),  # a name without a value is still read (an empty value)
+        ("zz=1&&", {"page"}, ""),
+        ("zz=1", set(), ""),
+        ("zz=1&page=2", None, "zz=1&page=2"),  # no names: the whole query string
+        ("", {"page"}, ""),
+    ],
+)
+def test_the_declared_part_of_a_query(query, parameters, part):
+    assert declared_query(query, None if parameters is None else frozenset(parameters)) == part

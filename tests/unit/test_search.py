@@ -33,12 +33,15 @@ def test_words_are_normalised_tokens():
     assert words("Die Bilderfolgen, der Basler Frühdrucke!") == ["die", "bilderfolgen", "der", "basler", "fruhdrucke"]
 
 
-@pytest.mark.parametrize(("values", "page"), [([], 1), ([""], 1), (["3"], 3), ([" 7 "], 7), (["", "2"], 2)])
+@pytest.mark.parametrize(
+    ("values", "page"),
+    [([], 1), ([""], 1), (["3"], 3), ([" 7 "], 7), (["", "2"], 2), (["007"], 7), (["1234567890"], 1234567890)],
+)
 def test_parse_page(values, page):
     assert parse_page(values) == page
 
 
-@pytest.mark.parametrize("values", [["0"], ["-1"], ["x"], ["1.5"], ["٣"], ["1234567890"], ["1", "2"]])
+@pytest.mark.parametrize("values", [["0"], ["-1"], ["x"], ["1.5"], ["٣"], ["²"], ["+1"], ["1e3"], ["1", "2"]])
 def test_parse_page_refuses(values):
     with pytest.raises(BadQuery):
         parse_page(values)
