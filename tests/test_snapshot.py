@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.domain import dates, snapshot
+from catalog.domain import dates, engine, snapshot
 from catalog.domain.all_records import AllRecordsQuery, RecordsWithIndex, all_records_index, search_all_records
 from catalog.domain.ledger import LEDGER_PATH, read_view
 from catalog.domain.loader import load_catalog
@@ -148,7 +148,7 @@ def test_a_copy_with_new_file_times_still_uses_the_snapshot(data_dir: Path) -> N
         (lambda raw: raw[: len(raw) // 2], "is truncated or has extra bytes"),
         (lambda raw: raw[:10], "is truncated"),
         (lambda raw: raw[:200] + bytes([raw[200] ^ 1]) + raw[201:], "is damaged (checksum mismatch)"),
-        (lambda raw: raw[:8] + (99).to_bytes(4, "little") + raw[12:], "has format 99, this svc reads format 2"),
+        (lambda raw: raw[:8] + (99).to_bytes(4, "little") + raw[12:], "has format 99, this svc reads format 3"),
         (lambda raw: b"not a snapshot" + raw[14:], "is not an svc snapshot"),
     ],
     ids=["half", "ten-bytes", "bit-flip", "other-format", "other-file"],
@@ -225,6 +225,7 @@ def test_every_record_table_and_index_equals_the_json_one(data_dir: Path) -> Non
     assert mapped.data_version == loaded.data_version
     assert list(mapped.records) == list(loaded.records) and len(mapped.records["08a2"]) == 0
     mapped_indexes = build_record_indexes(mapped.records)
+    search_engine = engine.build_temporary(loaded)
     assert mapped.records["08a1"].earliest_published() == "2015-03-02"
     for key, table in loaded.records.items():
         other = mapped.records[key]
@@ -239,7 +240,9 @@ def test_every_record_table_and_index_equals_the_json_one(data_dir: Path) -> Non
         for text in ("", "urkunde", "chur 8", "zzzz"):
             for sort in RecordQuery.SORTS:
                 query = RecordQuery(text=text, sort=sort)
-                assert search_records(mapped_indexes[key], query) == search_records(index, query), (key, text, sort)
+                scores = search_engine.record_scores(query.parsed, key) if text else None
+                expected = search_records(index, query, scores)
+                assert search_records(mapped_indexes[key], query, scores) == expected, (key, text, sort)
 
 
 def test_a_sound_file_with_a_header_of_another_layout_is_not_used(
@@ -258,7 +261,7 @@ def test_a_sound_file_with_a_header_of_another_layout_is_not_used(
     with caplog.at_level(logging.WARNING, logger="catalog.domain.snapshot"):
         catalog = snapshot.open_catalog(data_dir)
     [warning] = [record.getMessage() for record in caplog.records]
-    assert "does not have the layout of format 2" in warning
+    assert "does not have the layout of format 3" in warning
     assert catalog.record_count == load_catalog(data_dir).record_count
 
 
@@ -333,11 +336,14 @@ def test_the_stored_all_records_index_is_the_one_built_from_json(data_dir: Path)
     assert isinstance(mapped.records, RecordsWithIndex)  # nothing to build at warm-up
     loaded = load_catalog(data_dir)
     stored, built = all_records_index(mapped), all_records_index(loaded)
+    search_engine = engine.build_temporary(loaded)
     for text in ("", "urkunde", "chur 8", "zzzz"):
+        scores = search_engine.record_scores(engine.parse(text)) if text else None
         for sort in AllRecordsQuery.SORTS:
             for filters in ((), (("project", ("08A1",)),), (("year", ("2015",)),)):
                 query = AllRecordsQuery(text=text, filters=filters, sort=sort)
-                assert search_all_records(stored, query) == search_all_records(built, query), (text, sort, filters)
+                expected = search_all_records(built, query, scores)
+                assert search_all_records(stored, query, scores) == expected, (text, sort, filters)
 
 
 def test_projects_read_ahead_of_their_turn_give_the_same_bytes(

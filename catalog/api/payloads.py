@@ -239,7 +239,7 @@ def record_search_page(
             raise ApiError(400, f"query parameter {name!r} is given {len(values)} times")
     try:
         query = AllRecordsQuery.from_params(params)
-        result = all_records.search_all_records(all_records.all_records_index(catalog), query)
+        result = all_records.search_catalog(catalog, query)
     except BadQuery as error:
         raise ApiError(400, str(error)) from None
     except PageOutOfRange as error:

@@ -1,11 +1,10 @@
-"""Search across the records of every project: the per-project rules, facets, one order, fast at a million.
+"""Search across the records of every project: the search engine's matches, facets, one order, fast at a million.
 
-A query's words are matched by each project's own record index
-(:meth:`ProjectRecordIndex.matching`, the rule of the records page: every word
-must begin a word of the record), and the per-project answers are laid end to
-end in one array over all records: project after project (in catalogue
-order), each in its identifier order. Built once per catalogue beside the
-per-project indexes, this index adds per record
+A query's text is answered by the search engine (:mod:`catalog.domain.engine`:
+one score per record, 0 where it does not match) over one array of all
+records: project after project (in catalogue order), each in its identifier
+order. Built once per catalogue beside the per-project indexes, this index
+adds per record
 
 * a small integer per facet (project, type of data, licence, year), so that a
   facet's counts are one ``bincount`` and a filter is one lookup table;
@@ -24,11 +23,11 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
+from catalog.domain import engine
 from catalog.domain.memo import memo_for
 from catalog.domain.model import Catalog, Project, RecordTable, parse_timestamp
 from catalog.domain.paging import PagePositions
 from catalog.domain.record_search import (
-    MAX_QUERY_WORDS,
     PAGE_SIZE,
     ProjectRecordIndex,
     RecordQuery,
@@ -45,7 +44,6 @@ from catalog.domain.search import (
     FacetValue,
     PageOutOfRange,
     normalise,
-    words,
 )
 from catalog.domain.values import canonical_licence_uri, stored_list
 
@@ -238,15 +236,20 @@ class AllRecordsQuery(FacetedQuery):
                 filters.append((key, selected))
         if sum(len(values) for _, values in filters) > MAX_FILTER_VALUES:
             raise BadQuery("more than {limit} filter values", limit=MAX_FILTER_VALUES)
-        return cls(base.text, tuple(filters), base.sort, base.page)
+        return cls(base.text, tuple(filters), base.sort, base.page)  # base.sort: "" when it is the default
+
+    @property
+    def default_sort(self) -> str:
+        """Best match for a search, else label: the order an empty ``sort`` means."""
+        return "relevance" if self.text else "label"
 
     @property
     def effective_sort(self) -> str:
-        return self.sort or self.SORTS[0]
+        return self.sort or self.default_sort
 
     @property
-    def words(self) -> list[str]:
-        return list(dict.fromkeys(words(self.text)))[:MAX_QUERY_WORDS]
+    def parsed(self) -> engine.Query:
+        return engine.parse(self.text)
 
 
 @dataclass(frozen=True)
@@ -332,16 +335,6 @@ class AllRecordsIndex:
             ranks=by_prefix("ranks."),
         )
 
-    def matching(self, query_words: Sequence[str]) -> np.ndarray | None:
-        """Every record having a word that starts with each query word (each project's own rule)."""
-        if not query_words:
-            return None
-        parts = []
-        for index in self.indexes:
-            found = index.matching(query_words)
-            parts.append(found if found is not None else np.ones(index.size, dtype=bool))
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
-
     def selection(self, key: str, selected: Sequence[str]) -> np.ndarray:
         """The records with one of the selected values of a facet (a value nobody has selects nothing)."""
         numbers = {value: code for code, value in enumerate(self.values[key])}
@@ -359,8 +352,20 @@ class AllRecordsIndex:
             "newest": self.by_date_newest,
         }[sort]
 
-    def page_of(self, sort: str, mask: np.ndarray | None, start: int, stop: int) -> tuple[int, np.ndarray]:
-        """How many records the mask keeps, and those from ``start`` to ``stop`` in the sort order."""
+    def page_of(
+        self, sort: str, mask: np.ndarray | None, start: int, stop: int, scores: np.ndarray | None = None
+    ) -> tuple[int, np.ndarray]:
+        """How many records the mask keeps, and those from ``start`` to ``stop`` in the sort order.
+
+        Relevance orders by ``scores`` (best first, ties in label order); without them, by label.
+        """
+        if sort == "relevance":
+            if scores is None or mask is None:
+                sort = "label"
+            else:
+                found = np.flatnonzero(mask)
+                best = found[np.lexsort((self.ranks["label"][found], -scores[found]))]
+                return len(found), best[start:stop]
         if mask is None:
             order = np.arange(self.size, dtype=np.int32) if sort == "identifier" else self._order(sort)
             return self.size, order[start:stop]
@@ -429,9 +434,12 @@ class _Counter:
         return totals - counted if left_out else counted
 
 
-def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery) -> AllRecordsResult:
-    """One page of the records of every project; raises :class:`PageOutOfRange` past the last page."""
-    text_mask = index.matching(query.words)
+def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery, scores: np.ndarray | None) -> AllRecordsResult:
+    """One page of the records of every project, ``scores`` the engine's for the query's text (None: no search).
+
+    Raises :class:`PageOutOfRange` past the last page.
+    """
+    text_mask = None if scores is None else scores > 0
     selections = {key: index.selection(key, values) for key, values in query.filters}
     # A facet's counts: the search and the *other* facets' selections (one shared mask when nothing is selected).
     masks = {
@@ -446,7 +454,7 @@ def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery) -> AllRec
     )
     mask = _and([m for m in (text_mask, *selections.values()) if m is not None])
     start = (query.page - 1) * PAGE_SIZE
-    total, positions = index.page_of(query.effective_sort, mask, start, start + PAGE_SIZE)
+    total, positions = index.page_of(query.effective_sort, mask, start, start + PAGE_SIZE, scores)
     page_count = max(1, -(-total // PAGE_SIZE))
     if query.page > page_count:
         raise PageOutOfRange(query.page, page_count)
@@ -489,3 +497,9 @@ def all_records_index(catalog: Catalog) -> AllRecordsIndex:
         return AllRecordsIndex.build(catalog, record_indexes(catalog))
 
     return memo_for(catalog).get("all-records-index", build)
+
+
+def search_catalog(catalog: Catalog, query: AllRecordsQuery) -> AllRecordsResult:
+    """``query`` over the catalogue's records: the engine's scores for its text, then facets, sort and page."""
+    scores = engine.search_engine(catalog).record_scores(query.parsed) if query.text else None
+    return search_all_records(all_records_index(catalog), query, scores)

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop
 from django.views.decorators.http import require_safe
 
-from catalog.domain import all_records
+from catalog.domain import all_records, engine
 from catalog.domain.browse import BrowseQuery, browse, build_entries
 from catalog.domain.ledger import ProjectMeta, Tombstone, iso_time, withdrawn_project, withdrawn_record
 from catalog.domain.memo import CatalogMemo, memo_for
@@ -39,11 +39,8 @@ from catalog.domain.search import (
     ListingQuery,
     PageOutOfRange,
     SearchIndex,
-    marked,
     pagination,
     search,
-    snippet,
-    words,
 )
 from catalog.domain.values import Values
 from catalog.formats import citation, dcat, jsonld, links
@@ -105,6 +102,7 @@ def warm_up() -> None:
     memo = memo_for(catalog)
     memo.get("search-index", lambda: SearchIndex.build(catalog))
     all_records.all_records_index(catalog)
+    engine.search_engine(catalog)
 
 
 # Lookups --------------------------------------------------------------------
@@ -269,10 +267,11 @@ def projects(request: HttpRequest) -> HttpResponse:
     def render() -> str:
         index = memo.get("search-index", lambda: SearchIndex.build(catalog))
         try:
-            result = search(index, query)
+            result = search(index, query, engine.search_engine(catalog))
         except PageOutOfRange as error:
             raise Http404(_past_the_end(error)) from None
         values = _values()
+        marker = engine.marker(query.text) if query.text else None
         cards = _view_model(
             memo, ("cards",), lambda: {p.key: presenters.project_card(p, values) for p in catalog.projects}
         )
@@ -298,7 +297,8 @@ def projects(request: HttpRequest) -> HttpResponse:
                 "result": result,
                 "query": query,
                 "cards": [
-                    (cards[entry.project.key], *_why_it_matched(entry.project, query, values)) for entry in result.items
+                    (cards[entry.project.key], *_why_it_matched(entry.project, marker, values))
+                    for entry in result.items
                 ],
                 "sorts": list(SORTS.items()),
                 "active_filters": active_filters,
@@ -325,14 +325,19 @@ def is_result_page(query: ListingQuery | BrowseQuery | RecordQuery) -> bool:
     )
 
 
-def _why_it_matched(project: Project, query: ListingQuery, values: Values) -> tuple[tuple, tuple]:
-    """The project's name and a snippet of its texts with the search's words marked (empty without a search)."""
-    query_words = words(query.text)
-    if not query_words:
+def _why_it_matched(project: Project, marker: engine.Marker | None, values: Values) -> tuple[tuple, tuple]:
+    """The project's name and a snippet of its texts with the search's words marked (empty without a search).
+
+    The snippet is the short description, else the first description (the reader's language first), else the
+    keywords, that holds a matched word.
+    """
+    if marker is None or not marker.active:
         return (), ()
     texts = [text for text in (values.text(project.get("shortDescription")),) if text]
     texts += [text for _language, text in values.language_texts(project.get("description"))]
-    return marked(project.name or project.shortcode, query_words), snippet(texts, query_words)
+    texts += [text for _language, text in values.language_texts(project.get("abstract"))]
+    texts += values.texts(project.get("keywords"))
+    return marker.parts(project.name or project.shortcode), marker.snippet(texts)
 
 
 def _citation_context(request: HttpRequest, described: Described, data: citation.CitationData, style: str) -> dict:
@@ -479,14 +484,16 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
             result = RecordResult(0, 1, 1, ())
         else:
             try:
-                result = search_records(record_indexes(memo)[project_.key], query)
+                scores = engine.search_engine(catalog).record_scores(query.parsed, project_.key) if query.text else None
+                result = search_records(record_indexes(memo)[project_.key], query, scores)
             except PageOutOfRange as error:
                 raise Http404(
                     _("There is no page {page} of the records of {shortcode}; they fill {count}.").format(
                         page=error.page, shortcode=project_.shortcode, count=error.page_count
                     )
                 ) from None
-        rows = presenters.record_rows_at(table, result.positions, _values(), query.words) if table else ()
+        marker = engine.marker(query.text) if query.text else None
+        rows = presenters.record_rows_at(table, result.positions, _values(), marker) if table else ()
         canonical = _url(path, query.params())
         return _render(
             request,
@@ -533,7 +540,7 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
     def render() -> str:
         index = all_records.all_records_index(catalog)
         try:
-            result = all_records.search_all_records(index, query)
+            result = all_records.search_catalog(catalog, query)
         except PageOutOfRange as error:
             raise Http404(_past_the_end(error)) from None
         path = page_links.all_records()
@@ -553,7 +560,9 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
             {
                 "result": result,
                 "query": query,
-                "rows": presenters.record_rows_of_projects(catalog, result.hits, _values(), query.words),
+                "rows": presenters.record_rows_of_projects(
+                    catalog, result.hits, _values(), engine.marker(query.text) if query.text else None
+                ),
                 "count": index.size,
                 "path": path,
                 "active_filters": active_filters,

@@ -8,14 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from catalog.domain import engine
 from catalog.domain.all_records import (
     AllRecordsIndex,
     AllRecordsQuery,
+    AllRecordsResult,
     RecordsWithIndex,
     all_records_index,
     label_sort_key,
-    search_all_records,
 )
+from catalog.domain.all_records import search_all_records as search_index
 from catalog.domain.loader import load_catalog
 from catalog.domain.record_search import RecordQuery, build_record_indexes, search_records
 from catalog.domain.search import BadQuery, PageOutOfRange
@@ -50,6 +52,21 @@ def index(catalog) -> AllRecordsIndex:
     return AllRecordsIndex.build(catalog, build_record_indexes(catalog.records))
 
 
+@pytest.fixture(scope="module")
+def engine_(catalog) -> engine.SearchEngine:
+    return engine.build_temporary(catalog)
+
+
+@pytest.fixture
+def search_all_records(engine_):
+    """The search of `/records`: the engine's scores for the text, then the index's facets, sorts and pages."""
+
+    def run(index: AllRecordsIndex, query: AllRecordsQuery) -> AllRecordsResult:
+        return search_index(index, query, engine_.record_scores(query.parsed) if query.text else None)
+
+    return run
+
+
 def labels(catalog, result) -> list[str]:
     return [catalog.records[key].record(position)["label"]["en"] for key, position in result.hits]
 
@@ -58,18 +75,33 @@ def query(**params: str | list[str]) -> AllRecordsQuery:
     return AllRecordsQuery.from_params({k: v if isinstance(v, list) else [v] for k, v in params.items()})
 
 
-def test_words_match_as_on_a_records_page_in_every_project(catalog, index):
-    result = search_all_records(index, query(q="fol 2"))
+def test_words_match_as_on_a_records_page_in_every_project(catalog, index, engine_, search_all_records):
+    result = search_all_records(index, query(q="folio 2r OR 2v", sort="label"))
     assert labels(catalog, result) == ["Folio 2r", "Folio 2v"]  # natural order across projects
     assert labels(catalog, search_all_records(index, query(q="zurich"))) == ["Zürich map"]
-    assert search_all_records(index, query(q="olio")).total == 0  # a word must begin a word
+    assert search_all_records(index, query(q="olio")).total == 0  # a word must be a word
     # The same rule as each project's own records page.
     indexes = build_record_indexes(catalog.records)
-    per_project = sum(search_records(ix, RecordQuery("fol 2")).total for ix in indexes.values())
+    per_project = sum(
+        search_records(
+            ix, RecordQuery("folio 2r OR 2v"), engine_.record_scores(engine.parse("folio 2r OR 2v"), key)
+        ).total
+        for key, ix in indexes.items()
+    )
     assert per_project == 2
 
 
-def test_sorts_run_across_projects(catalog, index):
+def test_relevance_is_the_default_order_of_a_search(catalog, index, search_all_records):
+    assert query(q="folio").effective_sort == "relevance" and query().effective_sort == "label"
+    best = labels(catalog, search_all_records(index, query(q="folio 2v OR map")))
+    assert len(best) == 1 and best == ["Folio 2v"]
+    assert labels(catalog, search_all_records(index, query(q="map OR portrait", sort="label"))) == [
+        "Portrait",
+        "Zürich map",
+    ]
+
+
+def test_sorts_run_across_projects(catalog, index, search_all_records):
     assert labels(catalog, search_all_records(index, query())) == [
         "Folio 2r",
         "Folio 2v",
@@ -83,7 +115,7 @@ def test_sorts_run_across_projects(catalog, index):
     assert [catalog.records[key].shortcode for key, _ in by_identifier] == ["0AA1"] * 3 + ["0AA2"] * 2
 
 
-def test_facets_count_with_the_search_and_the_other_selections(catalog, index):
+def test_facets_count_with_the_search_and_the_other_selections(catalog, index, search_all_records):
     result = search_all_records(index, query(q="folio", type="Text"))
     facets = {
         facet.key: {value.value: (value.count, value.selected) for value in facet.values} for facet in result.facets
@@ -100,13 +132,13 @@ def test_one_licence_is_one_value_however_its_uri_is_written(index):
     assert int(index.totals["licence"][0]) == 2
 
 
-def test_filters_combine_and_an_unknown_value_selects_nothing(catalog, index):
+def test_filters_combine_and_an_unknown_value_selects_nothing(catalog, index, search_all_records):
     assert labels(catalog, search_all_records(index, query(project="0AA2", type="Text"))) == ["Folio 2v"]
     assert labels(catalog, search_all_records(index, query(year=["2020", "2021"]))) == ["Folio 2r", "Folio 2v"]
     assert search_all_records(index, query(licence="nope")).total == 0
 
 
-def test_pages_and_bad_parameters(index):
+def test_pages_and_bad_parameters(index, search_all_records):
     with pytest.raises(PageOutOfRange):
         search_all_records(index, query(page="2"))
     with pytest.raises(BadQuery):
@@ -128,12 +160,18 @@ def test_the_query_keeps_its_state_in_the_url():
     )
 
 
-def test_an_index_rebuilt_from_its_parts_answers_as_the_index(catalog, index):
+def test_an_index_rebuilt_from_its_parts_answers_as_the_index(catalog, index, search_all_records):
     """What a snapshot stores (small values and arrays, here copied through bytes) is the whole index."""
     small, arrays = index.parts()
     copied = {name: np.frombuffer(array.tobytes(), dtype=array.dtype) for name, array in arrays.items()}
     rebuilt = AllRecordsIndex.from_parts(small, copied, build_record_indexes(catalog.records))
-    for params in ({}, {"q": "fol"}, {"sort": "newest", "type": "Text"}, {"licence": "x", "sort": "label-desc"}):
+    for params in (
+        {},
+        {"q": "folio"},
+        {"q": "folio -2r", "sort": "relevance"},
+        {"sort": "newest", "type": "Text"},
+        {"licence": "x", "sort": "label-desc"},
+    ):
         assert search_all_records(rebuilt, query(**params)) == search_all_records(index, query(**params))
 
 

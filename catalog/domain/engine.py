@@ -1,0 +1,699 @@
+"""Full-text search on tantivy: the analysis of every language, the query syntax, relevance, marks.
+
+The project listing, the records of a project and the records of every
+project are searched through two tantivy indexes (:class:`EngineIndex`), one
+of the projects and one of all records, built by :func:`build_indexes` into
+a directory (by ``svc stamp`` beside the snapshot, else at start-up into a
+temporary one) and opened read-only by every process that searches them.
+
+* **Analysis.** Each text goes into the field of its language (``de``,
+  ``fr``, ``it``, ``en``: that language's Snowball stemmer; untagged text and
+  other languages: :data:`DEFAULT_LANGUAGE`), lower-cased and folded to ASCII
+  after stemming (``Frühdrucke``, ``fruhdrucke`` and ``Fruehdrucke`` are one
+  word). A query word is analysed once per language and looked up in each
+  language's fields, so it matches across the languages of the data.
+* **Relevance.** BM25, per query word the best of its fields (a
+  disjunction-max), each field group weighted (a project's name over its
+  keywords over its short description over the rest; a record's label over
+  its other texts).
+* **Typos.** A word whose indexed form has :data:`FUZZY_MIN_LETTERS` letters
+  or more also matches the words one edit away (insertion, deletion,
+  substitution or transposition of two neighbours), with a constant score far
+  below an exact match's, so that exact matches rank first.
+* **Syntax** (:func:`parse`): ``"a phrase"``, ``-word`` and ``-"phrase"``,
+  ``a OR b``, and ``creator:``, ``title:``, ``year:`` (``year:1990`` or
+  ``year:1990-2000``); all other terms must match. Anything the syntax does
+  not read is taken as plain words: a query never fails.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+import threading
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tantivy
+
+from catalog.domain.memo import memo_for
+from catalog.domain.model import Catalog, Project, is_placeholder, language_items
+from catalog.domain.roles import creator_attributions
+from catalog.domain.values import stored_list, stored_strings
+
+logger = logging.getLogger("catalog.domain.engine")
+
+# Bump when the analysis, the fields or what goes into them change: an index of another format is rebuilt.
+FORMAT = 1
+STEMMERS = {"de": "german", "fr": "french", "it": "italian", "en": "english"}
+LANGUAGES = tuple(STEMMERS)
+DEFAULT_LANGUAGE = "en"  # untagged text, and languages without a stemmer here
+NAMES = "names"  # the analysis of names: folded, never stemmed
+FUZZY_MIN_LETTERS = 5
+FUZZY_WEIGHT = 0.05  # a typo's constant score, times its field's weight: below any exact match's BM25 score
+MAX_TERMS = 20
+_LONGEST_WORD = 40  # longer tokens (hashes, URLs run together) are not indexed
+
+
+def _analyzer(language: str | None) -> tantivy.TextAnalyzer:
+    builder = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(_LONGEST_WORD))
+        .filter(tantivy.Filter.lowercase())
+    )
+    if language is not None:
+        builder = builder.filter(tantivy.Filter.stemmer(STEMMERS[language]))
+    return builder.filter(tantivy.Filter.ascii_fold()).build()
+
+
+ANALYZERS: dict[str, tantivy.TextAnalyzer] = {**{lang: _analyzer(lang) for lang in LANGUAGES}, NAMES: _analyzer(None)}
+
+
+def language_of(tag: str | None) -> str:
+    """The analysis a text of language ``tag`` gets: its own language's when there is one, else the default."""
+    primary = (tag or "").split("-")[0].split("_")[0].lower()
+    return primary if primary in STEMMERS else DEFAULT_LANGUAGE
+
+
+@lru_cache(maxsize=65536)
+def analysed(analysis: str, text: str) -> tuple[str, ...]:
+    """The tokens ``text`` is indexed (and searched) as under ``analysis`` (a language or :data:`NAMES`)."""
+    return tuple(ANALYZERS[analysis].analyze(text))
+
+
+# The query syntax ------------------------------------------------------------------------------
+
+_TERM = re.compile(r'(?P<neg>-)?(?:(?P<field>creator|title|year):)?(?:"(?P<phrase>[^"]*)"|(?P<word>[^\s"]+))', re.I)
+_YEARS = re.compile(r"(\d{1,4})(?:(?:-|\.\.)(\d{1,4}))?")
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One term of a query: a word, or a phrase (several words in a row), perhaps limited to a field."""
+
+    text: str
+    phrase: bool = False
+    field: str | None = None  # "creator", "title", "year" or None: every text
+    years: tuple[int, int] | None = None  # year: a range of years
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A parsed query: every group must match (one of its terms: they were joined by OR), no exclusion may."""
+
+    groups: tuple[tuple[Term, ...], ...] = ()
+    excluded: tuple[Term, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.groups or self.excluded)
+
+    @property
+    def terms(self) -> Iterator[Term]:
+        """The terms that must (or may) match: what marks show."""
+        for group in self.groups:
+            yield from group
+
+
+def _has_tokens(text: str) -> bool:
+    return bool(analysed(NAMES, text))
+
+
+def parse(text: str) -> Query:
+    """The query ``text`` says; what the syntax does not read is taken as plain words (never an error)."""
+    groups: list[list[Term]] = []
+    excluded: list[Term] = []
+    join_next = False
+    count = 0
+    for found in _TERM.finditer(text):
+        if count >= MAX_TERMS:
+            break
+        negated, prefix, phrase, word = (
+            found.group("neg"),
+            found.group("field"),
+            found.group("phrase"),
+            found.group("word"),
+        )
+        if word == "OR" and not negated and not prefix:
+            join_next = bool(groups)
+            continue
+        value = phrase if phrase is not None else word
+        term: Term | None = None
+        if prefix and prefix.lower() == "year":
+            years = _YEARS.fullmatch(value.strip())
+            if years:
+                low = int(years.group(1))
+                high = int(years.group(2)) if years.group(2) else low
+                term = Term(value, field="year", years=(min(low, high), max(low, high)))
+            else:
+                value = f"{prefix}:{value}"  # not a year: plain words
+                prefix = None
+        if term is None:
+            if not _has_tokens(value):
+                join_next = False
+                continue
+            term = Term(value, phrase is not None, prefix.lower() if prefix else None)
+        count += 1
+        if negated:
+            excluded.append(term)
+            join_next = False
+        elif join_next and groups:
+            groups[-1].append(term)
+            join_next = False
+        else:
+            groups.append([term])
+    return Query(tuple(tuple(group) for group in groups), tuple(excluded))
+
+
+# Documents and indexes --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What one index holds: its field groups (a text's role, with its weight) and which group ``title:`` means."""
+
+    name: str
+    groups: Mapping[str, float]
+    title_group: str
+
+
+PROJECTS = Kind("projects", {"name": 4.0, "keywords": 2.0, "short": 1.5, "body": 1.0}, "name")
+RECORDS = Kind("records", {"label": 2.0, "body": 1.0}, "label")
+CREATOR_WEIGHT = 1.5
+
+
+@dataclass
+class Document:
+    """One item as the engine indexes it: its place in the caller's order, its texts, creators and years."""
+
+    position: int
+    texts: list[tuple[str, str | None, str]] = field(default_factory=list)  # (group, language tag, text)
+    creators: list[str] = field(default_factory=list)
+    years: tuple[int, int] | None = None
+
+    def add(self, group: str, value: object) -> None:
+        """Every text of a stored value (a string, a language map, a list of them) in ``group``."""
+        if isinstance(value, list | tuple):
+            for item in value:
+                self.add(group, item)
+        elif isinstance(value, Mapping) and ("text" in value or "url" in value):
+            text = value.get("text")
+            if isinstance(text, str):
+                self.add(group, text)
+        else:
+            for language, text in language_items(value):
+                if text.strip() and not is_placeholder(text):
+                    self.texts.append((group, language, text))
+
+
+def _field(group: str, language: str) -> str:
+    return f"{group}_{language}"
+
+
+def schema_of(kind: Kind) -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    for group in kind.groups:
+        for language in LANGUAGES:
+            builder.add_text_field(_field(group, language), tokenizer_name=f"svc_{language}")
+    builder.add_text_field("creator", tokenizer_name=f"svc_{NAMES}")
+    builder.add_unsigned_field("position", indexed=False, fast=True)
+    builder.add_unsigned_field("year_from", indexed=True, fast=True)
+    builder.add_unsigned_field("year_to", indexed=True, fast=True)
+    return builder.build()
+
+
+def _register(index: tantivy.Index) -> None:
+    for name, analyzer in ANALYZERS.items():
+        index.register_tokenizer(f"svc_{name}", analyzer)
+
+
+def write_index(directory: Path, kind: Kind, documents: Iterable[Document]) -> int:
+    """Index ``documents`` into a new index in ``directory`` (created); returns how many."""
+    directory.mkdir(parents=True, exist_ok=True)
+    index = tantivy.Index(schema_of(kind), path=str(directory), reuse=False)
+    _register(index)
+    writer = index.writer(heap_size=96_000_000, num_threads=1)
+    count = 0
+    for document in documents:
+        doc = tantivy.Document()
+        for group, language, text in document.texts:
+            doc.add_text(_field(group, language_of(language)), text)
+        for name in document.creators:
+            doc.add_text("creator", name)
+        doc.add_unsigned("position", document.position)
+        if document.years is not None:
+            doc.add_unsigned("year_from", max(0, document.years[0]))
+            doc.add_unsigned("year_to", max(0, document.years[1]))
+        writer.add_document(doc)
+        count += 1
+    writer.commit()
+    writer.wait_merging_threads()
+    return count
+
+
+def _term_query(schema: tantivy.Schema, name: str, tokens: Sequence[str]) -> tantivy.Query:
+    if len(tokens) == 1:
+        return tantivy.Query.term_query(schema, name, tokens[0])
+    return tantivy.Query.phrase_query(schema, name, list(tokens))
+
+
+def _text_query(schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool) -> tantivy.Query | None:
+    """One word or phrase over its fields: the best field's BM25 score, plus a small constant for a near word."""
+    targets: list[tuple[str, str, float]] = []  # (field, analysis, weight)
+    if term.field != "creator":
+        groups = [kind.title_group] if term.field == "title" else list(kind.groups)
+        targets += [(_field(g, lang), lang, kind.groups[g]) for g in groups for lang in LANGUAGES]
+    if term.field in (None, "creator"):
+        targets.append(("creator", NAMES, CREATOR_WEIGHT))
+    exact, near = [], []
+    for name, analysis, weight in targets:
+        tokens = analysed(analysis, term.text)
+        if not tokens:
+            continue
+        exact.append(tantivy.Query.boost_query(_term_query(schema, name, tokens), weight))
+        if fuzzy and not term.phrase and len(tokens) == 1 and len(tokens[0]) >= FUZZY_MIN_LETTERS:
+            typo = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
+            near.append(tantivy.Query.boost_query(typo, weight * FUZZY_WEIGHT))
+    if not exact:
+        return None
+    best = tantivy.Query.disjunction_max_query(exact)
+    if not near:
+        return best
+    return tantivy.Query.boolean_query(
+        [(tantivy.Occur.Should, best), (tantivy.Occur.Should, tantivy.Query.disjunction_max_query(near))]
+    )
+
+
+def _year_query(schema: tantivy.Schema, years: tuple[int, int]) -> tantivy.Query:
+    """Items whose years meet the range: from at most its end, to at least its start."""
+    unsigned = tantivy.FieldType.Unsigned
+    return tantivy.Query.boolean_query(
+        [
+            (tantivy.Occur.Must, tantivy.Query.range_query(schema, "year_from", unsigned, 0, years[1])),
+            (tantivy.Occur.Must, tantivy.Query.range_query(schema, "year_to", unsigned, years[0], None)),
+        ]
+    )
+
+
+def engine_query(schema: tantivy.Schema, kind: Kind, query: Query) -> tantivy.Query | None:
+    """The tantivy query of a parsed query (None: it asks for nothing)."""
+
+    def one(term: Term, fuzzy: bool) -> tantivy.Query | None:
+        if term.years is not None:
+            return _year_query(schema, term.years)
+        return _text_query(schema, kind, term, fuzzy)
+
+    clauses = []
+    for group in query.groups:
+        alternatives = [q for term in group if (q := one(term, fuzzy=True)) is not None]
+        if not alternatives:
+            return tantivy.Query.empty_query()  # a term no field can hold matches nothing
+        either = (
+            alternatives[0]
+            if len(alternatives) == 1
+            else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in alternatives])
+        )
+        clauses.append((tantivy.Occur.Must, either))
+    for term in query.excluded:
+        if (q := one(term, fuzzy=False)) is not None:  # an exclusion is exact: a near word is not excluded
+            clauses.append((tantivy.Occur.MustNot, q))
+    if not clauses:
+        return None
+    if not query.groups:
+        clauses.append((tantivy.Occur.Must, tantivy.Query.all_query()))
+    return tantivy.Query.boolean_query(clauses)
+
+
+class EngineIndex:
+    """One tantivy index on disk, opened read-only (again in each process: a fork does not share its handles)."""
+
+    def __init__(self, directory: Path, kind: Kind) -> None:
+        self.directory = directory
+        self.kind = kind
+        self.schema = schema_of(kind)
+        self._opened: tuple[int, tantivy.Searcher] | None = None
+        self._lock = threading.Lock()
+
+    def searcher(self) -> tantivy.Searcher:
+        opened = self._opened
+        if opened is None or opened[0] != os.getpid():
+            with self._lock:
+                index = tantivy.Index.open(str(self.directory))
+                _register(index)
+                opened = (os.getpid(), index.searcher())
+                self._opened = opened
+        return opened[1]
+
+    def hits(self, query: Query) -> tuple[np.ndarray, np.ndarray] | None:
+        """The positions of the matching items and their scores (None: the query asks for nothing)."""
+        built = engine_query(self.schema, self.kind, query)
+        if built is None:
+            return None
+        searcher = self.searcher()
+        total = searcher.search(built, limit=1, count=True).count  # type: ignore[attr-defined]
+        if not total:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        found = searcher.search(built, limit=total, count=False).hits
+        scores = np.fromiter((score for score, _ in found), dtype=np.float32, count=len(found))
+        positions = np.array(searcher.fast_field_values("position", [address for _, address in found]), dtype=np.int64)
+        return positions, scores
+
+
+# What is indexed of projects and records ----------------------------------------------------
+
+
+def _year(value: object) -> int | None:
+    text = value.strip() if isinstance(value, str) else ""
+    return int(text[:4]) if len(text) >= 4 and text[:4].isdigit() and not is_placeholder(text) else None
+
+
+def project_document(catalog: Catalog, project: Project, position: int) -> Document:
+    document = Document(position)
+    document.add("name", project.name)
+    document.add("name", project.shortcode)
+    document.add("name", [t for t in stored_strings(project.get("officialName")) if not is_placeholder(t)])
+    document.add("name", project.get("alternativeNames"))
+    document.add("keywords", project.get("keywords"))
+    document.add("keywords", project.get("disciplines"))
+    document.add("short", [t for t in stored_strings(project.get("shortDescription")) if not is_placeholder(t)])
+    for name in ("description", "abstract", "temporalCoverage", "spatialCoverage"):
+        document.add("body", project.get(name))
+    creators = {a.contributor_id for a in creator_attributions(project)}
+    for attribution in project.attributions:
+        contributor = catalog.contributor(attribution.contributor_id)
+        if contributor is not None and contributor.display_name:
+            document.add("body", contributor.display_name)
+            if attribution.contributor_id in creators:
+                document.creators.append(contributor.display_name)
+    first, last = _year(project.get("startDate")), _year(project.get("endDate"))
+    if first:
+        document.years = (first, last or 9999)  # an open end runs on
+    return document
+
+
+RECORD_BODY_FIELDS = ("description", "keywords", "typeOfData", "publisher")
+
+
+def record_creators(record: Mapping[str, Any]) -> list[str]:
+    """Who a record names as its authors (its legal info's authorship)."""
+    names: list[str] = []
+    for legal in stored_list(record.get("legalInfo")):
+        if isinstance(legal, Mapping):
+            authors = stored_list(legal.get("authorship"))
+            names += [n.strip() for n in authors if isinstance(n, str) and n.strip() and not is_placeholder(n)]
+    return list(dict.fromkeys(names))
+
+
+def record_year(record: Mapping[str, Any]) -> int | None:
+    return _year(record.get("datePublished") or record.get("dateCreated"))
+
+
+def record_document(record: Mapping[str, Any], pid: str, position: int) -> Document:
+    document = Document(position)
+    document.add("label", record.get("label"))
+    for name in RECORD_BODY_FIELDS:
+        document.add("body", record.get(name))
+    document.add("body", pid.rpartition("/")[2])
+    document.creators = record_creators(record)
+    year = record_year(record)
+    if year is not None:
+        document.years = (year, year)
+    return document
+
+
+def record_tables(catalog: Catalog) -> list[tuple[str, Any]]:
+    """The (project key, record table) pairs in the order every all-records position counts them."""
+    return [(p.key, table) for p in catalog.projects if (table := catalog.records.get(p.key)) is not None]
+
+
+def _record_documents(catalog: Catalog) -> Iterator[Document]:
+    position = 0
+    for _key, table in record_tables(catalog):
+        for local in range(len(table)):
+            yield record_document(table.record(local), table.pids[local], position + local)
+        position += len(table)
+
+
+META = "engine.json"
+
+
+def build_indexes(catalog: Catalog, directory: Path, data_version: str) -> None:
+    """Write the projects' and the records' indexes of ``catalog`` into ``directory``, with what they describe."""
+    projects = (project_document(catalog, p, position) for position, p in enumerate(catalog.projects))
+    write_index(directory / "projects", PROJECTS, projects)
+    write_index(directory / "records", RECORDS, _record_documents(catalog))
+    tables = record_tables(catalog)
+    meta = {
+        "format": FORMAT,
+        "data_version": data_version,
+        "projects": [p.key for p in catalog.projects],
+        "records": [[key, len(table)] for key, table in tables],
+        "files": _checksums(directory),
+    }
+    (directory / META).write_text(json.dumps(meta, sort_keys=True))
+
+
+class SearchEngine:
+    """The projects' and the records' indexes of one catalogue, and where each project's records lie."""
+
+    def __init__(self, directory: Path, keep: object = None) -> None:
+        meta = json.loads((directory / META).read_text())
+        self.directory = directory
+        self.meta = meta
+        self.projects = EngineIndex(directory / "projects", PROJECTS)
+        self.records = EngineIndex(directory / "records", RECORDS)
+        self.offsets: dict[str, tuple[int, int]] = {}
+        position = 0
+        for key, size in meta["records"]:
+            self.offsets[key] = (position, position + size)
+            position += size
+        self.record_count = position
+        self._keep = keep  # a temporary directory lives as long as the engine
+
+    def project_scores(self, query: Query) -> dict[int, float] | None:
+        """Each matching project's relevance, by its place in the catalogue (None: the query asks for nothing)."""
+        found = self.projects.hits(query)
+        if found is None:
+            return None
+        return {int(p): float(s) for p, s in zip(*found, strict=True)}
+
+    def record_scores(self, query: Query, key: str | None = None) -> np.ndarray | None:
+        """Relevance per record (0 where it does not match; NaN-free), over all records or one project's.
+
+        None when the query asks for nothing.
+        """
+        found = self.records.hits(query)
+        if found is None:
+            return None
+        positions, scores = found
+        low, high = self.offsets.get(key, (0, 0)) if key is not None else (0, self.record_count)
+        kept = (positions >= low) & (positions < high)
+        result = np.zeros(high - low, dtype=np.float32)
+        # A match's score is never 0 (BM25 and the typo constant are positive); keep it so.
+        result[positions[kept] - low] = np.maximum(scores[kept], np.float32(1e-6))
+        return result
+
+
+def build_temporary(catalog: Catalog) -> SearchEngine:
+    """The engine of ``catalog`` built into a temporary directory, removed with the engine."""
+    temporary = tempfile.TemporaryDirectory(prefix="svc-search-")
+    build_indexes(catalog, Path(temporary.name), catalog.data_version)
+    return SearchEngine(Path(temporary.name), keep=temporary)
+
+
+def unusable(directory: Path, catalog: Catalog) -> str | None:
+    """Why the index in ``directory`` cannot serve ``catalog`` (None: it can): missing, damaged, of other data."""
+    try:
+        meta = json.loads((directory / META).read_text())
+    except FileNotFoundError:
+        return f"there is no search index ({directory})"
+    except (OSError, ValueError) as error:
+        return f"{directory / META} cannot be read: {error}"
+    if meta.get("format") != FORMAT:
+        return f"the search index has format {meta.get('format')}, this svc reads format {FORMAT}"
+    if meta.get("data_version") != catalog.data_version:
+        return "the data changed since the search index was written"
+    if meta.get("projects") != [p.key for p in catalog.projects] or meta.get("records") != [
+        [key, len(table)] for key, table in record_tables(catalog)
+    ]:
+        return "the search index was written for other projects or records"
+    try:
+        damaged = _checksums(directory) != meta.get("files")
+    except OSError as error:
+        return f"the search index cannot be read: {error}"
+    if damaged:
+        return f"the search index in {directory} is damaged (checksum mismatch)"
+    return None
+
+
+def remove(directory: Path) -> None:
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+# Marks: the words of a text a query matched --------------------------------------------------
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by at most one insertion, deletion, substitution or swap of neighbours."""
+    if a == b:
+        return True
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        differ = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(differ) == 1 or (
+            len(differ) == 2
+            and differ[1] == differ[0] + 1
+            and a[differ[0]] == b[differ[1]]
+            and a[differ[1]] == b[differ[0]]
+        )
+    shorter, longer = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(shorter) and shorter[i] == longer[i]:
+        i += 1
+    return shorter[i:] == longer[i + 1 :]
+
+
+_WORD = re.compile(r"\w+")
+
+
+class Marker:
+    """Which words of a text a query matched, by the engine's own analysis: the same word, stem, or typo rule."""
+
+    def __init__(self, query: Query) -> None:
+        self.exact: dict[str, set[str]] = {analysis: set() for analysis in (*LANGUAGES, NAMES)}
+        self.near: dict[str, set[str]] = {analysis: set() for analysis in (*LANGUAGES, NAMES)}
+        for term in query.terms:
+            if term.years is not None:
+                continue
+            for analysis in self.exact:
+                tokens = analysed(analysis, term.text)
+                self.exact[analysis].update(tokens)
+                if not term.phrase and len(tokens) == 1 and len(tokens[0]) >= FUZZY_MIN_LETTERS:
+                    self.near[analysis].add(tokens[0])
+        self.active = any(self.exact.values())
+        self._seen: dict[str, bool] = {}
+
+    def is_match(self, word: str) -> bool:
+        known = self._seen.get(word)
+        if known is None:
+            known = self._seen[word] = any(
+                token in exact or any(_within_one_edit(token, near) for near in self.near[analysis])
+                for analysis, exact in self.exact.items()
+                for token in analysed(analysis, word)
+            )
+        return known
+
+    def parts(self, text: str) -> tuple[tuple[str, bool], ...]:
+        """``text`` cut into (part, is_match) pieces, each matched word a piece of its own."""
+        if not self.active:
+            return ((text, False),) if text else ()
+        pieces: list[tuple[str, bool]] = []
+        last = 0
+        for found in _WORD.finditer(text):
+            if self.is_match(found.group()):
+                if found.start() > last:
+                    pieces.append((text[last : found.start()], False))
+                pieces.append((found.group(), True))
+                last = found.end()
+        if last < len(text):
+            pieces.append((text[last:], False))
+        return tuple(pieces)
+
+    def snippet(self, texts: Sequence[str], length: int = 220) -> tuple[tuple[str, bool], ...]:
+        """The first text with a matched word, cut to about ``length`` characters around the first one."""
+        for text in texts:
+            parts = self.parts(text)
+            if not any(hit for _, hit in parts):
+                continue
+            if len(text) <= length:
+                return parts
+            first = next(found.start() for found in _WORD.finditer(text) if self.is_match(found.group()))
+            start = max(0, text.rfind(" ", 0, max(0, first - length // 3)) + 1)
+            end = text.find(" ", min(len(text), start + length))
+            window = text[start : end if end != -1 else len(text)]
+            return (("…", False),) * bool(start) + self.parts(window) + (("…", False),) * (end != -1)
+        return ()
+
+
+def marker(text: str) -> Marker:
+    return Marker(parse(text))
+
+
+Highlight = Callable[[str], tuple[tuple[str, bool], ...]]
+
+
+# Where the index lives: stamped beside the snapshot, else built at start-up -----------------
+
+INDEX_LINK = Path(".svc") / "search"  # a symbolic link to the directory of the current index, replaced atomically
+
+
+def index_directory(data_dir: str | os.PathLike[str]) -> Path:
+    return Path(data_dir) / INDEX_LINK
+
+
+def _checksums(directory: Path) -> dict[str, str]:
+    """CRC-32 of every file of the two indexes, by path: what a stamped index is checked against."""
+    sums = {}
+    for part in ("projects", "records"):
+        for path in sorted((directory / part).iterdir()):
+            if path.is_file() and not path.name.startswith("."):  # tantivy's lock files come and go
+                crc, chunk = 0, bytearray(1 << 20)
+                with path.open("rb") as file:
+                    while read := file.readinto(chunk):
+                        crc = zlib.crc32(memoryview(chunk)[:read], crc)
+                sums[f"{part}/{path.name}"] = f"{crc:08x}"
+    return sums
+
+
+def write_stamped(catalog: Catalog, data_dir: str | os.PathLike[str]) -> Path:
+    """Write the search index of ``catalog`` beside its snapshot (``.svc/search``), replacing the old one atomically.
+
+    The index is written into a new directory, checksummed, and the link
+    ``.svc/search`` is then replaced by one to it in one rename: a server
+    starting meanwhile opens the old index or the new one, never half of one.
+    """
+    root = Path(data_dir)
+    link = index_directory(root)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    target = Path(tempfile.mkdtemp(prefix="search-", dir=link.parent))
+    try:
+        build_indexes(catalog, target, catalog.data_version)
+        os.chmod(target, 0o755)
+        temporary_link = link.parent / f".{target.name}.link"
+        os.symlink(target.name, temporary_link)
+        os.replace(temporary_link, link)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    for old in link.parent.glob("search-*"):  # earlier indexes: a server that has them open keeps its files
+        if old.name != target.name and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def open_engine(catalog: Catalog) -> SearchEngine:
+    """The catalogue's stamped search index when it matches the data, else one built now (with a WARNING)."""
+    directory = index_directory(catalog.data_dir)
+    reason = unusable(directory, catalog)
+    if reason is None:
+        return SearchEngine(directory.resolve())
+    logger.warning(
+        "search index not used: %s; building one at start-up (slow at scale); run `svc stamp %s` to write it",
+        reason,
+        catalog.data_dir,
+    )
+    return build_temporary(catalog)
+
+
+def search_engine(catalog: Catalog) -> SearchEngine:
+    """The search engine of the served catalogue, opened (or built) once per catalogue, before workers fork."""
+    return memo_for(catalog).get("search-engine", lambda: open_engine(catalog))
