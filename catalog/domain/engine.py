@@ -670,6 +670,8 @@ def write_stamped(catalog: Catalog, data_dir: str | os.PathLike[str]) -> Path:
         os.chmod(target, 0o755)
         temporary_link = link.parent / f".{target.name}.link"
         os.symlink(target.name, temporary_link)
+        if link.is_dir() and not link.is_symlink():  # a copy of the data that made the link a directory
+            os.replace(link, Path(tempfile.mkdtemp(prefix="search-", dir=link.parent)))
         os.replace(temporary_link, link)
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
