@@ -147,3 +147,38 @@ def test_hits_mark_the_matched_words(server):
     assert "Narrenschiff" in snippet
     german = page(server, "/de/projects?q=Fr%C3%BChdrucke")
     assert "Frühdrucke" in german.xpath("//ul[@class='cards']//mark/text()")
+
+
+def json_link(tree: html.HtmlElement) -> str:
+    [link] = tree.xpath("//link[@rel='alternate'][@type='application/json']/@href")
+    return link
+
+
+def test_this_page_as_json_keeps_the_search_filters_and_sort(server):
+    tree = page(server, "/records?q=recto&type=Image&sort=newest")
+    assert json_link(tree) == "/api/v2/records?q=recto&type=Image&sort=newest"
+    assert tree.xpath("//footer//a[.='This page as JSON']/@href") == [json_link(tree)]
+    document = json.loads(fetch(server.base_url, json_link(tree)).body)
+    assert document["count"] == 44  # the 44 records the page shows, not all 4,198
+    shown = [row.xpath("string(td[1]/a)") for row in tree.xpath("//table[@class='records']/tbody/tr")]
+    assert [item["record"]["label"]["en"] for item in document["items"]] == shown
+    in_project = page(server, "/projects/0803/records?q=recto&sort=newest")
+    assert json_link(in_project) == "/api/v2/records?q=recto&project=0803&sort=newest"
+    assert json.loads(fetch(server.base_url, json_link(in_project)).body)["count"] == 62
+    listing = page(server, "/projects?q=basel&status=Finished")
+    assert json_link(listing) == "/api/v2/projects?q=basel&status=Finished"
+    found = json.loads(fetch(server.base_url, json_link(listing)).body)
+    cards = [text.strip() for text in listing.xpath("//ul[@class='cards']//span[@class='shortcode']/text()")]
+    assert cards and [project["shortcode"] for project in found][: len(cards)] == cards
+
+
+def test_the_openapi_document_describes_the_search(server):
+    document = json.loads(fetch(server.base_url, "/api/v2/openapi.json").body)
+    parameters = document["components"]["parameters"]
+    assert (
+        "relevance" in parameters["sort"]["schema"]["enum"]
+        and "relevance" in parameters["project_sort"]["schema"]["enum"]
+    )
+    assert '"a phrase"' in parameters["q"]["description"] and "typo" in parameters["q"]["description"]
+    listed = {p["$ref"].rpartition("/")[2] for p in document["paths"]["/projects"]["get"]["parameters"]}
+    assert {"project_q", "project_sort", "project_from", "project_to", "project_facet_status"} <= listed

@@ -660,9 +660,12 @@ def write_stamped(catalog: Catalog, data_dir: str | os.PathLike[str]) -> Path:
     The index is written into a new directory, checksummed, and the link
     ``.svc/search`` is then replaced by one to it in one rename: a server
     starting meanwhile opens the old index or the new one, never half of one.
+    An index that already matches the data (a stamp of unchanged data) is kept.
     """
     root = Path(data_dir)
     link = index_directory(root)
+    if link.is_symlink() and unusable(link, catalog) is None:  # unchanged data: the index stays as it is
+        return link.resolve()
     link.parent.mkdir(parents=True, exist_ok=True)
     target = Path(tempfile.mkdtemp(prefix="search-", dir=link.parent))
     try:

@@ -498,6 +498,16 @@ def rank(index: SearchIndex, positions: set[int], sort: str, scores: Mapping[int
     return (dated[::-1] if sort == "newest" else dated) + undated
 
 
+def ranked(index: SearchIndex, query: ListingQuery, engine: SearchEngine) -> list[IndexedProject]:
+    """Every project a listing query finds (its text, facets and years), in its order, without facet counts."""
+    scores = engine.project_scores(parse(query.text)) if query.text else None
+    entries = index.entries
+    low, high = query.years
+    found = [p for p, entry in enumerate(entries) if (scores is None or p in scores) and _in_years(entry, low, high)]
+    selections = [frozenset(query.selected(facet.key)) for facet in FACETS]
+    return [entries[p] for p in rank(index, _narrowed(entries, found, selections), query.effective_sort, scores)]
+
+
 def search(index: SearchIndex, query: ListingQuery, engine: SearchEngine) -> ListingResult:
     """Run a listing query; raises :class:`PageOutOfRange` past the last page."""
     scores = engine.project_scores(parse(query.text)) if query.text else None

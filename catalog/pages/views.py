@@ -307,6 +307,7 @@ def projects(request: HttpRequest) -> HttpResponse:
                 "noindex": is_result_page(query),
                 "path": path,
                 "total_projects": len(catalog.projects),
+                "json_url": query.url(f"{links.API_ROOT}/projects", page=1),  # the same search as JSON
                 **pagination(result.page, result.page_count, lambda number: query.url(path, page=number)),
             },
         )
@@ -516,7 +517,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
                         count=len(table) if table else 0, name=name
                     ),
                     path=canonical,
-                    json_path=f"{links.project_json_path(project_.shortcode)}/records",
+                    json_path=_records_json_path(project_.shortcode, query),
                 ),
             },
         )
@@ -574,12 +575,20 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
                     + (" " + _("(page {number})").format(number=result.page) if result.page > 1 else ""),
                     description=_("Search the {count} records of every research project.").format(count=index.size),
                     path=query.url(path),
-                    json_path=links.all_records_json_path(),
+                    json_path=query.url(links.all_records_json_path()),  # the same search, filters, sort, page
                 ),
             },
         )
 
     return _changed_with_catalog(_page(render), catalog)
+
+
+def _records_json_path(shortcode: str, query: RecordQuery) -> str:
+    """A project's records as JSON: all of them, or, for a search or sort, the same search in the API's."""
+    if not (query.text or query.sort or query.page > 1):
+        return f"{links.project_json_path(shortcode)}/records"
+    same = all_records.AllRecordsQuery(query.text, (("project", (shortcode,)),), query.sort, query.page)
+    return same.url(links.all_records_json_path())
 
 
 def _url(path: str, pairs: list[tuple[str, str]]) -> str:

@@ -135,7 +135,9 @@ def test_a_stamped_index_is_used_only_while_it_matches_the_data(catalog, caplog)
     with caplog.at_level(logging.WARNING):
         opened = engine.open_engine(catalog)
     assert opened.directory == written and not caplog.records
-    # Written again: the link moves to the new index in one rename, the old one is removed.
+    # Stamped again on the same data: kept. On a damaged index: the link moves to a new one, the old is removed.
+    assert engine.write_stamped(catalog, data_dir) == written
+    (written / engine.META).write_text((written / engine.META).read_text().replace('"format"', '"formats"'))
     again = engine.write_stamped(catalog, data_dir)
     assert again != written and not written.exists() and (data_dir / ".svc" / "search").resolve() == again
 
