@@ -182,3 +182,22 @@ def test_the_openapi_document_describes_the_search(server):
     assert '"a phrase"' in parameters["q"]["description"] and "typo" in parameters["q"]["description"]
     listed = {p["$ref"].rpartition("/")[2] for p in document["paths"]["/projects"]["get"]["parameters"]}
     assert {"project_q", "project_sort", "project_from", "project_to", "project_facet_status"} <= listed
+
+
+def test_records_facets_by_creator_and_a_year_range_count_exactly(server):
+    every = records(server, "")
+    creators = {value["value"]: value["count"] for value in every["facets"]["creator"]}
+    assert creators and sum(creators.values()) <= every["count"]
+    for name, count in creators.items():
+        assert records(server, "", creator=name)["count"] == count
+    years = {value["value"]: value["count"] for value in every["facets"]["year"]}
+    low, high = min(years), max(years)
+    assert records(server, "", **{"from": low, "to": high})["count"] == sum(years.values())
+    assert records(server, "", **{"from": low, "to": low})["count"] == years[low]
+    narrowed = records(server, "recto", **{"from": low, "to": low})
+    assert {value["value"] for value in narrowed["facets"]["year"]} <= {low}
+    assert narrowed["count"] == records(server, "recto", year=low)["count"]
+    tree = page(server, f"/records?q=recto&from={low}&to={low}")
+    assert tree.xpath("//input[@name='from']/@value") == [low]
+    assert tree.xpath("//div[@class='active-filters']//a[contains(., 'Years')]/@href") == ["/records?q=recto"]
+    assert fetch(server.base_url, "/api/v2/records?from=").status == 400

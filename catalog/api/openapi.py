@@ -248,6 +248,15 @@ def _parameters() -> dict[str, Schema]:
             "default without q), its reverse, by date, or by identifier.",
             "schema": {"type": "string", "enum": list(RecordQuery.SORTS)},
         },
+        **{
+            f"records_{name}": {
+                "name": name,
+                "in": "query",
+                "description": f"Only records published (else created) in a year {side} this one.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": 9999},
+            }
+            for name, side in (("from", "from"), ("to", "up to"))
+        },
         "project_q": {
             "name": "q",
             "in": "query",
@@ -303,6 +312,7 @@ def _parameters() -> dict[str, Schema]:
             for key, description in (
                 ("project", "Only records of these projects (shortcodes)."),
                 ("type", "Only records of these types of data."),
+                ("creator", "Only records whose (first) author is one of these."),
                 ("licence", "Only records under these licences (the facet's values: one URI per licence)."),
                 ("year", "Only records published (else created) in these years."),
             )
@@ -461,6 +471,8 @@ def _paths() -> dict[str, Schema]:
             },
             "q",
             *(f"facet_{key}" for key in FACET_KEYS),
+            "records_from",
+            "records_to",
             "sort",
             "search_page",
         ),

@@ -223,7 +223,7 @@ def find_record(catalog: Catalog, project: Project, record: str) -> bytes:
     raise ApiError(404, f"project {project.shortcode!r} has no record {record!r}")
 
 
-SEARCH_PARAMETERS = ("q", "sort", "page", *all_records.FACET_KEYS)
+SEARCH_PARAMETERS = ("q", "sort", "page", *all_records.FACET_KEYS, "from", "to")
 PROJECT_SEARCH_PARAMETERS = ("q", "sort", *search.FACET_KEYS, "from", "to")
 
 
@@ -258,6 +258,8 @@ def record_search_page(
             )
         if len(values) > 1 and name not in all_records.FACET_KEYS:
             raise ApiError(400, f"query parameter {name!r} is given {len(values)} times")
+        if name in ("from", "to") and not values[0].strip():
+            raise ApiError(400, f"query parameter {name!r} is empty; give a year")
     try:
         query = AllRecordsQuery.from_params(params)
         result = all_records.search_catalog(catalog, query)

@@ -17,7 +17,7 @@ the search and the *other* facets' selections.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
@@ -44,11 +44,18 @@ from catalog.domain.search import (
     FacetValue,
     PageOutOfRange,
     normalise,
+    parse_year,
 )
 from catalog.domain.values import canonical_licence_uri, stored_list
 
 # (URL parameter, label): the label is English, marked for translation in catalog/pages/vocabulary.py.
-FACETS = (("project", "Project"), ("type", "Type of data"), ("licence", "Licence"), ("year", "Year"))
+FACETS = (
+    ("project", "Project"),
+    ("type", "Type of data"),
+    ("creator", "Creator"),
+    ("licence", "Licence"),
+    ("year", "Year"),
+)
 FACET_KEYS = tuple(key for key, _ in FACETS)
 _LABEL_KEY_BYTES = 48  # the label sort looks at the first 48 bytes of the sort key
 _DIGIT_RUN = re.compile(r"\d+")
@@ -101,7 +108,7 @@ class _Codes:
 
 
 # The facets whose value each record has of its own (the project's is its table's).
-RECORD_FACETS = ("type", "licence", "year")
+RECORD_FACETS = ("type", "creator", "licence", "year")
 
 
 @dataclass(frozen=True)
@@ -124,13 +131,16 @@ def facet_collector(table: RecordTable) -> tuple[Callable[[int, Mapping[str, Any
     codes = {key: np.full(len(table), -1, dtype=np.int32) for key in RECORD_FACETS}
     stamps = np.full(len(table), _NO_DATE, dtype=np.int64)
     label_keys = np.empty(len(table), dtype=f"S{_LABEL_KEY_BYTES}")
-    types, licences, years = numbering["type"], numbering["licence"], numbering["year"]
-    type_codes, licence_codes, year_codes = codes["type"], codes["licence"], codes["year"]
+    types, creators, licences, years = numbering["type"], numbering["creator"], numbering["licence"], numbering["year"]
+    type_codes, creator_codes = codes["type"], codes["creator"]
+    licence_codes, year_codes = codes["licence"], codes["year"]
     pids = table.pids
 
     def add(position: int, record: Mapping[str, Any]) -> None:
         kind = _first_text(record.get("typeOfData"))
         type_codes[position] = types.code(kind, kind)
+        named = engine.record_creators(record)  # the first author named: one value per record, counts stay exact
+        creator_codes[position] = creators.code(named[0], named[0]) if named else -1
         licence_codes[position] = licences.code(*record_licence(record))
         shown = record_date(record)
         stamp = parse_timestamp(shown)
@@ -223,6 +233,7 @@ class AllRecordsQuery(FacetedQuery):
     filters: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (facet key, selected values) in FACETS order
     sort: str = ""
     page: int = 1
+    years: tuple[int | None, int | None] = (None, None)  # `from` and `to`: records dated in those years
     SORTS: ClassVar[tuple[str, ...]] = RecordQuery.SORTS
 
     @classmethod
@@ -236,7 +247,14 @@ class AllRecordsQuery(FacetedQuery):
                 filters.append((key, selected))
         if sum(len(values) for _, values in filters) > MAX_FILTER_VALUES:
             raise BadQuery("more than {limit} filter values", limit=MAX_FILTER_VALUES)
-        return cls(base.text, tuple(filters), base.sort, base.page)  # base.sort: "" when it is the default
+        years = (parse_year(params.get("from", ()), "from"), parse_year(params.get("to", ()), "to"))
+        return cls(base.text, tuple(filters), base.sort, base.page, years)  # base.sort: "" when it is the default
+
+    def _state(self) -> dict[str, Any]:
+        return {**super()._state(), "years": self.years}
+
+    def _more_params(self, state: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+        return ((name, str(year)) for name, year in zip(("from", "to"), state["years"], strict=True) if year)
 
     @property
     def default_sort(self) -> str:
@@ -344,6 +362,16 @@ class AllRecordsIndex:
                 wanted[numbers[value]] = True
         return wanted[self.codes[key]]
 
+    def in_years(self, low: int | None, high: int | None) -> np.ndarray | None:
+        """The records dated in some year of [low, high] (None: no range; an undated record is outside any)."""
+        if low is None and high is None:
+            return None
+        wanted = np.zeros(len(self.values["year"]) + 1, dtype=bool)  # the last slot is code -1: undated
+        for code, value in enumerate(self.values["year"]):
+            year = int(value) if value.isdigit() else None
+            wanted[code] = year is not None and (low is None or year >= low) and (high is None or year <= high)
+        return wanted[self.codes["year"]]
+
     def _order(self, sort: str) -> np.ndarray:
         return {
             "label": self.by_label,
@@ -439,7 +467,9 @@ def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery, scores: n
 
     Raises :class:`PageOutOfRange` past the last page.
     """
-    text_mask = None if scores is None else scores > 0
+    text_mask = _and(
+        [m for m in (None if scores is None else scores > 0, index.in_years(*query.years)) if m is not None]
+    )
     selections = {key: index.selection(key, values) for key, values in query.filters}
     # A facet's counts: the search and the *other* facets' selections (one shared mask when nothing is selected).
     masks = {

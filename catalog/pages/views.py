@@ -555,6 +555,10 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
             for key, selected in query.filters
             for value in selected
         ]
+        if query.years != (None, None):
+            low, high = (str(year) if year else "…" for year in query.years)
+            shown = f"{low}\u2013{high}"  # an en dash between the years
+            active_filters.append((gettext_noop("Years"), shown, query.url(path, years=(None, None), page=1)))
         return _render(
             request,
             "all_records.html",
@@ -568,7 +572,7 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
                 "path": path,
                 "active_filters": active_filters,
                 "clear_text_url": query.url(path, q="", page=1),
-                "noindex": bool(query.text or query.filters or query.sort),
+                "noindex": bool(query.text or query.filters or query.sort or query.years != (None, None)),
                 **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
                 "meta": presenters.PageMeta(
                     title=_("Records of all projects")
