@@ -529,7 +529,75 @@ def all_records_index(catalog: Catalog) -> AllRecordsIndex:
     return memo_for(catalog).get("all-records-index", build)
 
 
+def search_in_engine(
+    index: AllRecordsIndex, query: AllRecordsQuery, found: engine.SearchEngine
+) -> AllRecordsResult | None:
+    """What :func:`search_all_records` answers for a query with a text, counted, ordered and paged by tantivy.
+
+    Its time grows with the page's number and the facets' values, not with the matches: no match is read out.
+    None when the engine cannot answer so (an index not written in label order, a text that asks for nothing,
+    too many facet values): then the matches are read out.
+    """
+    records = found.records
+    text = records.matching(query.parsed) if found.ordered else None
+    if text is None:
+        return None
+    years = None if query.years == (None, None) else records.between("facet.year_shown", *query.years)
+    selections = {}
+    for key, selected in query.filters:
+        numbers = {value: code for code, value in enumerate(index.values[key])}
+        selections[key] = records.among(f"facet.{key}", (numbers[v] for v in selected if v in numbers))
+
+    def limited(leave_out: str | None) -> Any:
+        kept = [f for f in (years, *(q for key, q in selections.items() if key != leave_out)) if f is not None]
+        return engine.filtered(text, kept)
+
+    # A facet's counts: the search and the *other* facets' selections; facets that select nothing share one count.
+    facets = []
+    shared: dict[str, int] | None = None
+    counted: dict[str | None, dict[str, dict[int, int]]] = {}
+    for key, _label in FACETS:
+        leave_out = key if key in selections else None
+        if leave_out not in counted:
+            keys = [key] if leave_out else [k for k, _ in FACETS if k not in selections]
+            shared = {f"facet.{k}": len(index.values[k]) for k in keys}
+            got = records.counts(limited(leave_out), shared)
+            if got is None:
+                return None
+            counted[leave_out] = got
+    for key, label in FACETS:
+        buckets = counted[key if key in selections else None][f"facet.{key}"]
+        counts = np.zeros(len(index.values[key]), dtype=np.int64)
+        for code, count in buckets.items():
+            if 0 <= code < len(counts):
+                counts[code] = count
+        facets.append(_facet(index, key, label, counts, query.selected(key)))
+    start = (query.page - 1) * PAGE_SIZE
+    total, positions = records.page(limited(None), query.effective_sort, start, start + PAGE_SIZE)
+    page_count = max(1, -(-total // PAGE_SIZE))
+    if query.page > page_count:
+        raise PageOutOfRange(query.page, page_count)
+    projects = np.searchsorted(index.offsets, positions, side="right") - 1
+    hits = tuple(
+        (index.keys[int(project)], int(position - index.offsets[project]))
+        for project, position in zip(projects, positions, strict=True)
+    )
+    return AllRecordsResult(total, query.page, page_count, hits, tuple(facets))
+
+
 def search_catalog(catalog: Catalog, query: AllRecordsQuery) -> AllRecordsResult:
-    """``query`` over the catalogue's records: the engine's scores for its text, then facets, sort and page."""
-    scores = engine.search_engine(catalog).record_scores(query.parsed) if query.text else None
-    return search_all_records(all_records_index(catalog), query, scores)
+    """``query`` over the catalogue's records: the engine's scores for its text, then facets, sort and page.
+
+    With a text, tantivy counts the facets and picks the page (:func:`search_in_engine`) when its index allows.
+    """
+    index = all_records_index(catalog)
+    if query.text:
+        found = engine.search_engine(catalog)
+        answer = search_in_engine(index, query, found)
+        if answer is not None:
+            return answer
+        return search_all_records(index, query, found.record_scores(query.parsed))
+    return search_all_records(index, query, None)
+
+
+engine.record_layout = all_records_index  # what the records' search index is laid out by

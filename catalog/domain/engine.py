@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import tantivy
@@ -53,7 +53,7 @@ from catalog.domain.values import stored_list, stored_strings
 logger = logging.getLogger("catalog.domain.engine")
 
 # Bump when the analysis, the fields or what goes into them change: an index of another format is rebuilt.
-FORMAT = 1
+FORMAT = 2
 STEMMERS = {"de": "german", "fr": "french", "it": "italian", "en": "english"}
 LANGUAGES = tuple(STEMMERS)
 DEFAULT_LANGUAGE = "en"  # untagged text, and languages without a stemmer here
@@ -178,15 +178,32 @@ def parse(text: str) -> Query:
 
 @dataclass(frozen=True)
 class Kind:
-    """What one index holds: its field groups (a text's role, with its weight) and which group ``title:`` means."""
+    """What one index holds: its field groups (a text's role, with its weight) and which group ``title:`` means.
+
+    ``numbers`` are the unsigned fast fields of each item beyond its position and years (the records' facet
+    codes and sort ranks: :data:`RECORD_NUMBERS`), so that facets are counted and hits ordered inside tantivy.
+    """
 
     name: str
     groups: Mapping[str, float]
     title_group: str
+    numbers: tuple[str, ...] = ()
 
+
+# The records' facet codes (``facet.<key>``: the all-records index's number of the value, absent when none), the
+# year of the year facet as a number (``facet.year_shown``, for `from`/`to`), and the rank of each record in
+# every order but relevance (``rank.<sort>``).
+FACET_FIELDS = ("project", "type", "creator", "licence", "year")
+RECORD_NUMBERS = (
+    *(f"facet.{key}" for key in FACET_FIELDS),
+    "facet.year_shown",
+    "rank.label",
+    "rank.oldest",
+    "rank.newest",
+)
 
 PROJECTS = Kind("projects", {"name": 4.0, "keywords": 2.0, "short": 1.5, "body": 1.0}, "name")
-RECORDS = Kind("records", {"label": 2.0, "body": 1.0}, "label")
+RECORDS = Kind("records", {"label": 2.0, "body": 1.0}, "label", RECORD_NUMBERS)
 CREATOR_WEIGHT = 1.5
 
 
@@ -198,6 +215,7 @@ class Document:
     texts: list[tuple[str, str | None, str]] = field(default_factory=list)  # (group, language tag, text)
     creators: list[str] = field(default_factory=list)
     years: tuple[int, int] | None = None
+    numbers: dict[str, int] = field(default_factory=dict)  # the kind's numbers this item has
 
     def add(self, group: str, value: object) -> None:
         """Every text of a stored value (a string, a language map, a list of them) in ``group``."""
@@ -224,9 +242,11 @@ def schema_of(kind: Kind) -> tantivy.Schema:
         for language in LANGUAGES:
             builder.add_text_field(_field(group, language), tokenizer_name=f"svc_{language}")
     builder.add_text_field("creator", tokenizer_name=f"svc_{NAMES}")
-    builder.add_unsigned_field("position", indexed=False, fast=True)
+    builder.add_unsigned_field("position", indexed=True, fast=True)
     builder.add_unsigned_field("year_from", indexed=True, fast=True)
     builder.add_unsigned_field("year_to", indexed=True, fast=True)
+    for name in kind.numbers:
+        builder.add_unsigned_field(name, indexed=name.startswith("facet."), fast=True)
     return builder.build()
 
 
@@ -235,12 +255,17 @@ def _register(index: tantivy.Index) -> None:
         index.register_tokenizer(f"svc_{name}", analyzer)
 
 
+# One writing thread with a budget a million records fit in: one segment, its documents in the order given
+# (tantivy allocates the budget as it fills it). Where more than that is indexed, tantivy writes more segments.
+WRITER_HEAP = 3_000_000_000
+
+
 def write_index(directory: Path, kind: Kind, documents: Iterable[Document]) -> int:
-    """Index ``documents`` into a new index in ``directory`` (created); returns how many."""
+    """Index ``documents`` into a new index in ``directory`` (created); returns how many segments it has."""
     directory.mkdir(parents=True, exist_ok=True)
     index = tantivy.Index(schema_of(kind), path=str(directory), reuse=False)
     _register(index)
-    writer = index.writer(heap_size=96_000_000, num_threads=1)
+    writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
     count = 0
     for document in documents:
         doc = tantivy.Document()
@@ -252,11 +277,14 @@ def write_index(directory: Path, kind: Kind, documents: Iterable[Document]) -> i
         if document.years is not None:
             doc.add_unsigned("year_from", max(0, document.years[0]))
             doc.add_unsigned("year_to", max(0, document.years[1]))
+        for name, value in document.numbers.items():
+            doc.add_unsigned(name, value)
         writer.add_document(doc)
         count += 1
     writer.commit()
     writer.wait_merging_threads()
-    return count
+    index.reload()
+    return int(index.searcher().num_segments) if count else 1
 
 
 def _term_query(schema: tantivy.Schema, name: str, tokens: Sequence[str]) -> tantivy.Query:
@@ -332,6 +360,25 @@ def engine_query(schema: tantivy.Schema, kind: Kind, query: Query) -> tantivy.Qu
     return tantivy.Query.boolean_query(clauses)
 
 
+def filtered(query: tantivy.Query, filters: Sequence[tantivy.Query]) -> tantivy.Query:
+    """``query`` limited to the items every filter matches, scored as ``query`` alone (a filter adds 0)."""
+    if not filters:
+        return query
+    clauses = [(tantivy.Occur.Must, query)]
+    clauses += [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in filters]
+    return tantivy.Query.boolean_query(clauses)
+
+
+# The records' orders inside tantivy: sort -> (fast field, ascending); relevance is the score's (ties: label order).
+RECORD_ORDERS = {
+    "label": ("rank.label", True),
+    "label-desc": ("rank.label", False),
+    "oldest": ("rank.oldest", True),
+    "newest": ("rank.newest", True),
+    "identifier": ("position", True),
+}
+
+
 class EngineIndex:
     """One tantivy index on disk, opened read-only (again in each process: a fork does not share its handles)."""
 
@@ -352,11 +399,20 @@ class EngineIndex:
                 self._opened = opened
         return opened[1]
 
-    def hits(self, query: Query) -> tuple[np.ndarray, np.ndarray] | None:
-        """The positions of the matching items and their scores (None: the query asks for nothing)."""
+    def hits(self, query: Query, within: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The positions of the matching items and their scores (None: the query asks for nothing).
+
+        ``within``: only the items from position ``within[0]`` up to ``within[1]`` (excluded).
+        """
         built = engine_query(self.schema, self.kind, query)
         if built is None:
             return None
+        if within is not None:
+            if within[1] <= within[0]:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            unsigned = tantivy.FieldType.Unsigned
+            span = tantivy.Query.range_query(self.schema, "position", unsigned, *within, True, False)
+            built = filtered(built, [span])
         searcher = self.searcher()
         total = searcher.search(built, limit=1, count=True).count  # type: ignore[attr-defined]
         if not total:
@@ -365,6 +421,60 @@ class EngineIndex:
         scores = np.fromiter((score for score, _ in found), dtype=np.float32, count=len(found))
         positions = np.array(searcher.fast_field_values("position", [address for _, address in found]), dtype=np.int64)
         return positions, scores
+
+    def matching(self, query: Query) -> tantivy.Query | None:
+        """The tantivy query of ``query`` on this index (None: it asks for nothing)."""
+        return engine_query(self.schema, self.kind, query)
+
+    def among(self, name: str, values: Iterable[int]) -> tantivy.Query:
+        """The items whose number ``name`` is one of ``values`` (none: no item)."""
+        wanted = sorted(set(values))
+        if not wanted:
+            return tantivy.Query.empty_query()
+        return tantivy.Query.term_set_query(self.schema, name, wanted)
+
+    def between(self, name: str, low: int | None, high: int | None) -> tantivy.Query:
+        """The items whose number ``name`` lies in [low, high] (None: unbounded on that side; not both)."""
+        if high is not None and (high < 0 or (low is not None and high < low)):
+            return tantivy.Query.empty_query()
+        unsigned = tantivy.FieldType.Unsigned
+        return tantivy.Query.range_query(self.schema, name, unsigned, None if low is None else max(0, low), high)
+
+    def counts(self, built: tantivy.Query, sizes: Mapping[str, int]) -> dict[str, dict[int, int]] | None:
+        """How many matches of ``built`` have each value of each number in ``sizes`` (how many values it has).
+
+        Exact: every value is a bucket, in every segment. None when tantivy refuses that many buckets.
+        """
+        spec = {
+            name: {"terms": {"field": name, "size": max(1, size), "segment_size": max(1, size)}}
+            for name, size in sizes.items()
+        }
+        try:
+            found = self.searcher().aggregate(built, spec)
+        except ValueError:
+            logger.warning("facet counts not aggregated by tantivy (too many values?): %s", list(sizes))
+            return None
+        return {
+            name: {int(bucket["key"]): int(bucket["doc_count"]) for bucket in found[name]["buckets"]} for name in sizes
+        }
+
+    def page(self, built: tantivy.Query, sort: str, start: int, stop: int) -> tuple[int, np.ndarray]:
+        """How many items ``built`` matches, and the positions of those from ``start`` to ``stop`` in ``sort``.
+
+        Relevance: best score first, equal scores in the order of the documents (the label order of an ordered
+        records' index). Other sorts: :data:`RECORD_ORDERS`.
+        """
+        searcher = self.searcher()
+        limit = max(1, stop - start)
+        if sort in RECORD_ORDERS:
+            name, ascending = RECORD_ORDERS[sort]
+            order = tantivy.Order.Asc if ascending else tantivy.Order.Desc
+            found = searcher.search(built, limit=limit, count=True, order_by_field=name, offset=start, order=order)
+        else:
+            found = searcher.search(built, limit=limit, count=True, offset=start)
+        addresses = [address for _, address in found.hits[: stop - start]]
+        positions = searcher.fast_field_values("position", addresses) if addresses else []
+        return int(found.count), np.array(positions, dtype=np.int64)  # type: ignore[attr-defined]
 
 
 # What is indexed of projects and records ----------------------------------------------------
@@ -434,28 +544,95 @@ def record_tables(catalog: Catalog) -> list[tuple[str, Any]]:
     return [(p.key, table) for p in catalog.projects if (table := catalog.records.get(p.key)) is not None]
 
 
-def _record_documents(catalog: Catalog) -> Iterator[Document]:
-    position = 0
-    for _key, table in record_tables(catalog):
-        for local in range(len(table)):
-            yield record_document(table.record(local), table.pids[local], position + local)
-        position += len(table)
+def _record_documents(catalog: Catalog, numbered: bool) -> Iterator[Document]:
+    """Every record's document; ``numbered``: in the all-records label order, with its facet codes and ranks.
+
+    In label order, tantivy's own order of equal scores (the earlier document first, in one segment) is the
+    label order that breaks ties of relevance everywhere else.
+    """
+    tables = record_tables(catalog)
+    if not numbered:
+        position = 0
+        for _key, table in tables:
+            for local in range(len(table)):
+                yield record_document(table.record(local), table.pids[local], position + local)
+            position += len(table)
+        return
+    assert record_layout is not None
+    index = record_layout(catalog)
+    years = [int(value) if value.isdigit() else None for value in index.values["year"]]
+    codes = [(f"facet.{key}", index.codes[key]) for key in FACET_FIELDS]
+    year_codes = index.codes["year"]
+    ranks = [(f"rank.{sort}", index.ranks[sort]) for sort in ("label", "oldest", "newest")]
+    projects = np.searchsorted(index.offsets, index.by_label, side="right") - 1
+    for position, project in zip(index.by_label.tolist(), projects.tolist(), strict=True):
+        _key, table = tables[project]
+        local = position - int(index.offsets[project])
+        document = record_document(table.record(local), table.pids[local], position)
+        numbers = document.numbers
+        for name, array in codes:
+            if (code := int(array[position])) >= 0:
+                numbers[name] = code
+        if (code := int(year_codes[position])) >= 0 and (year := years[code]) is not None:
+            numbers["facet.year_shown"] = year
+        for name, array in ranks:
+            numbers[name] = int(array[position])
+        yield document
+
+
+class RecordLayout(Protocol):
+    """What the records' index takes of the all-records index: its order of records, facet numbers and ranks."""
+
+    @property
+    def keys(self) -> tuple[str, ...]: ...
+    @property
+    def offsets(self) -> np.ndarray: ...
+    @property
+    def by_label(self) -> np.ndarray: ...
+    @property
+    def codes(self) -> Mapping[str, np.ndarray]: ...
+    @property
+    def values(self) -> Mapping[str, tuple[str, ...]]: ...
+    @property
+    def ranks(self) -> Mapping[str, np.ndarray]: ...
+
+
+# The all-records index of a catalogue: catalog.domain.all_records, which builds on this module, sets it when
+# imported. Unset, the records' index is written without facet numbers, and searched by reading matches out.
+record_layout: Callable[[Catalog], RecordLayout] | None = None
+
+
+def _numbered(catalog: Catalog) -> bool:
+    """Whether the all-records index lays the records out as the engine does (always, unless a table is empty)."""
+    if record_layout is None:
+        return False
+    index = record_layout(catalog)
+    tables = record_tables(catalog)
+    sizes = np.cumsum([len(table) for _, table in tables], dtype=np.int64).tolist()
+    return list(index.keys) == [key for key, _ in tables] and index.offsets.tolist() == [0, *sizes]
 
 
 META = "engine.json"
 
 
 def build_indexes(catalog: Catalog, directory: Path, data_version: str) -> None:
-    """Write the projects' and the records' indexes of ``catalog`` into ``directory``, with what they describe."""
+    """Write the projects' and the records' indexes of ``catalog`` into ``directory``, with what they describe.
+
+    The meta's ``ordered`` says that the records' index holds every record's facet codes and ranks, in label order
+    in one segment: the all-records search then counts, orders and pages inside tantivy
+    (:meth:`SearchEngine.ordered`); else it reads every match out (slower with many matches, same results).
+    """
     projects = (project_document(catalog, p, position) for position, p in enumerate(catalog.projects))
     write_index(directory / "projects", PROJECTS, projects)
-    write_index(directory / "records", RECORDS, _record_documents(catalog))
+    numbered = _numbered(catalog)
+    segments = write_index(directory / "records", RECORDS, _record_documents(catalog, numbered))
     tables = record_tables(catalog)
     meta = {
         "format": FORMAT,
         "data_version": data_version,
         "projects": [p.key for p in catalog.projects],
         "records": [[key, len(table)] for key, table in tables],
+        "ordered": numbered and segments == 1,
         "files": _checksums(directory),
     }
     (directory / META).write_text(json.dumps(meta, sort_keys=True))
@@ -476,6 +653,8 @@ class SearchEngine:
             self.offsets[key] = (position, position + size)
             position += size
         self.record_count = position
+        # Facets counted, hits ordered and paged inside tantivy (FORMAT 2 indexes written in label order).
+        self.ordered = bool(meta.get("ordered"))
         self._keep = keep  # a temporary directory lives as long as the engine
 
     def project_scores(self, query: Query) -> dict[int, float] | None:
@@ -490,11 +669,11 @@ class SearchEngine:
 
         None when the query asks for nothing.
         """
-        found = self.records.hits(query)
+        low, high = self.offsets.get(key, (0, 0)) if key is not None else (0, self.record_count)
+        found = self.records.hits(query, (low, high) if key is not None else None)
         if found is None:
             return None
         positions, scores = found
-        low, high = self.offsets.get(key, (0, 0)) if key is not None else (0, self.record_count)
         kept = (positions >= low) & (positions < high)
         result = np.zeros(high - low, dtype=np.float32)
         # A match's score is never 0 (BM25 and the typo constant are positive); keep it so.
