@@ -201,3 +201,36 @@ def test_records_facets_by_creator_and_a_year_range_count_exactly(server):
     assert tree.xpath("//input[@name='from']/@value") == [low]
     assert tree.xpath("//div[@class='active-filters']//a[contains(., 'Years')]/@href") == ["/records?q=recto"]
     assert fetch(server.base_url, "/api/v2/records?from=").status == 400
+
+
+def test_a_result_list_exports_as_csv_and_bibtex_from_its_page(server):
+    """The records page links its result as CSV and BibTeX: its first 1,000 hits, in its order, its filters kept."""
+    import csv
+    import io
+
+    tree = page(server, "/records?" + urlencode({"q": "holzschnitt", "sort": "label"}))
+    links = {a.text_content().strip(): a.get("href") for a in tree.xpath("//p[@class='result-exports']/a")}
+    assert set(links) == {"CSV", "BibTeX"}
+    assert links["CSV"].startswith("/records.csv?") and "q=holzschnitt" in links["CSV"] and "sort=label" in links["CSV"]
+
+    reply = fetch(server.base_url, links["CSV"])
+    assert reply.status == 200 and reply.headers["content-type"].startswith("text/csv")
+    assert reply.headers["content-disposition"] == 'attachment; filename="records.csv"'
+    rows = list(csv.reader(io.StringIO(reply.body.decode())))
+    assert rows[0] == ["project", "pid", "label", "type", "creators", "licence", "date", "url"]
+    expected = labels(server, "holzschnitt", sort="label")
+    assert [row[2] for row in rows[1:]] == expected and expected
+    assert all(row[7].startswith(server.base_url + "/projects/") for row in rows[1:])
+
+    bib = fetch(server.base_url, links["BibTeX"])
+    assert bib.status == 200 and bib.headers["content-type"].startswith("application/x-bibtex")
+    entries = re.findall(r"^@misc\{", bib.body.decode(), re.M)
+    assert len(entries) == len(expected)
+
+    # Filters, years and sort are the page's; at most the first 1,000 hits, whatever the page asked.
+    everything = fetch(server.base_url, "/records.csv?page=3")
+    assert everything.status == 200
+    assert len(everything.body.decode().splitlines()) == 1 + 1000
+    typed = fetch(server.base_url, "/records.csv?" + urlencode({"q": "recto", "type": "Image"}))
+    assert len(typed.body.decode().splitlines()) - 1 == records(server, "recto", type="Image")["count"]
+    assert fetch(server.base_url, "/records.csv?sort=nonsense").status == 400

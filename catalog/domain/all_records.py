@@ -529,6 +529,48 @@ def all_records_index(catalog: Catalog) -> AllRecordsIndex:
     return memo_for(catalog).get("all-records-index", build)
 
 
+engine.record_layout = all_records_index  # what the records' search index is laid out by
+
+
+EXPORT_LIMIT = 1000  # a result list's exports (CSV, BibTeX): its first 1,000 hits
+
+
+def _engine_filters(
+    index: AllRecordsIndex, query: AllRecordsQuery, records: engine.EngineIndex
+) -> tuple[Any | None, dict[str, Any]]:
+    """The tantivy filters of a query's `from`/`to` and of each facet's selection."""
+    years = None if query.years == (None, None) else records.between("facet.year_shown", *query.years)
+    selections = {}
+    for key, selected in query.filters:
+        numbers = {value: code for code, value in enumerate(index.values[key])}
+        selections[key] = records.among(f"facet.{key}", (numbers[v] for v in selected if v in numbers))
+    return years, selections
+
+
+def first_hits(catalog: Catalog, query: AllRecordsQuery, limit: int = EXPORT_LIMIT) -> tuple[tuple[str, int], ...]:
+    """The first ``limit`` hits of ``query`` in its order, whatever its page: (project key, record position)."""
+    index = all_records_index(catalog)
+    found = engine.search_engine(catalog) if query.text else None
+    text = found.records.matching(query.parsed) if found is not None and found.ordered else None
+    if found is not None and text is not None:
+        years, selections = _engine_filters(index, query, found.records)
+        kept = [f for f in (years, *selections.values()) if f is not None]
+        _, positions = found.records.page(engine.filtered(text, kept), query.effective_sort, 0, limit)
+    else:
+        scores = found.record_scores(query.parsed) if found is not None else None
+        text_mask = _and(
+            [m for m in (None if scores is None else scores > 0, index.in_years(*query.years)) if m is not None]
+        )
+        selections_masks = [index.selection(key, values) for key, values in query.filters]
+        mask = _and([m for m in (text_mask, *selections_masks) if m is not None])
+        _, positions = index.page_of(query.effective_sort, mask, 0, limit, scores)
+    projects = np.searchsorted(index.offsets, positions, side="right") - 1
+    return tuple(
+        (index.keys[int(project)], int(position - index.offsets[project]))
+        for project, position in zip(projects, positions, strict=True)
+    )
+
+
 def search_in_engine(
     index: AllRecordsIndex, query: AllRecordsQuery, found: engine.SearchEngine
 ) -> AllRecordsResult | None:
@@ -542,11 +584,7 @@ def search_in_engine(
     text = records.matching(query.parsed) if found.ordered else None
     if text is None:
         return None
-    years = None if query.years == (None, None) else records.between("facet.year_shown", *query.years)
-    selections = {}
-    for key, selected in query.filters:
-        numbers = {value: code for code, value in enumerate(index.values[key])}
-        selections[key] = records.among(f"facet.{key}", (numbers[v] for v in selected if v in numbers))
+    years, selections = _engine_filters(index, query, records)
 
     def limited(leave_out: str | None) -> Any:
         kept = [f for f in (years, *(q for key, q in selections.items() if key != leave_out)) if f is not None]
@@ -598,6 +636,3 @@ def search_catalog(catalog: Catalog, query: AllRecordsQuery) -> AllRecordsResult
             return answer
         return search_all_records(index, query, found.record_scores(query.parsed))
     return search_all_records(index, query, None)
-
-
-engine.record_layout = all_records_index  # what the records' search index is laid out by

@@ -43,7 +43,7 @@ from catalog.domain.search import (
     search,
 )
 from catalog.domain.values import Values
-from catalog.formats import citation, dcat, jsonld, links
+from catalog.formats import citation, dcat, jsonld, links, result_exports
 from catalog.pages import dcat_views, export_views, languages, page_links, presenters, vocabulary
 from catalog.pages.export_views import Described
 from catalog.pages.templatetags import catalog_tags
@@ -572,6 +572,9 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
                 "path": path,
                 "active_filters": active_filters,
                 "clear_text_url": query.url(path, q="", page=1),
+                "exports": [
+                    (export.label, query.url(f"/{export.file}", page=1)) for export in result_exports.RESULT_EXPORTS
+                ],
                 "noindex": bool(query.text or query.filters or query.sort or query.years != (None, None)),
                 **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
                 "meta": presenters.PageMeta(
@@ -585,6 +588,23 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
         )
 
     return _changed_with_catalog(_page(render), catalog)
+
+
+@varies_on(Input.QUERY, Input.ORIGIN)
+@require_safe
+def records_export(request: HttpRequest, key: str) -> HttpResponse:
+    """`/records.csv`, `/records.bib`: the first 1,000 hits of `/records` with the same parameters, in its order."""
+    catalog = catalog_of(request)
+    try:
+        query = all_records.AllRecordsQuery.from_params(dict(request.GET.lists()))
+    except BadQuery as error:
+        return HttpResponse(f"{error.reason.format(**error.details)}\n", status=400, content_type="text/plain")
+    hits = all_records.first_hits(catalog, query)
+    export = result_exports.CSV if key == result_exports.CSV.key else result_exports.BIBTEX
+    write = result_exports.to_csv if export is result_exports.CSV else result_exports.to_bibtex
+    response = HttpResponse(write(catalog, hits, base_url(request)), content_type=f"{export.media_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{export.file}"'
+    return _changed_with_catalog(mark_cacheable(response), catalog)
 
 
 def _records_json_path(shortcode: str, query: RecordQuery) -> str:
