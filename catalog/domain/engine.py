@@ -28,6 +28,7 @@ temporary one) and opened read-only by every process that searches them.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -255,12 +256,15 @@ def _register(index: tantivy.Index) -> None:
         index.register_tokenizer(f"svc_{name}", analyzer)
 
 
-# One writing thread with a budget a million records fit in: one segment, its documents in the order given
-# (tantivy allocates the budget as it fills it). Where more than that is indexed, tantivy writes more segments.
+# One writing thread, its documents in the order given, with a budget that some millions of records fit in: one
+# segment (tantivy allocates the budget as it fills it: about 370 MB per million records). Past it, tantivy
+# writes more segments, and orders them by their random identifiers, not in the order they were written.
 WRITER_HEAP = 3_000_000_000
 
 
-def write_index(directory: Path, kind: Kind, documents: Iterable[Document]) -> int:
+def write_index(
+    directory: Path, kind: Kind, documents: Iterable[Document], segment_documents: int | None = None
+) -> int:
     """Index ``documents`` into a new index in ``directory`` (created); returns how many segments it has."""
     directory.mkdir(parents=True, exist_ok=True)
     index = tantivy.Index(schema_of(kind), path=str(directory), reuse=False)
@@ -281,6 +285,8 @@ def write_index(directory: Path, kind: Kind, documents: Iterable[Document]) -> i
             doc.add_unsigned(name, value)
         writer.add_document(doc)
         count += 1
+        if segment_documents and count % segment_documents == 0:  # a segment of that many (tests)
+            writer.commit()
     writer.commit()
     writer.wait_merging_threads()
     index.reload()
@@ -615,7 +621,38 @@ def _numbered(catalog: Catalog) -> bool:
 META = "engine.json"
 
 
-def build_indexes(catalog: Catalog, directory: Path, data_version: str) -> None:
+def in_label_order(directory: Path) -> bool:
+    """Whether the records' index in ``directory`` holds its documents in label order, segment after segment.
+
+    Within a segment tantivy keeps the order documents were added in; checked here: each segment's first
+    document is the one after the previous segment's last (by their ``rank.label``), from rank 0 to the last.
+    Only then are equal scores in label order across segments (tantivy breaks ties by segment, then document).
+    One segment always is; several are only by chance (tantivy orders them by their random identifiers).
+    """
+    index = tantivy.Index.open(str(directory))
+    searcher = index.searcher()
+    total, segments = int(searcher.num_docs), int(searcher.num_segments)
+
+    def rank(segment: int, doc: int) -> int:
+        value = searcher.fast_field_values("rank.label", [tantivy.DocAddress(segment, doc)])[0]
+        return int(value) if isinstance(value, int) else -1
+
+    firsts = [rank(segment, 0) for segment in range(segments)] if total else []
+    if firsts[:1] != [0][: len(firsts)] or any(b <= a for a, b in itertools.pairwise(firsts)):
+        return False
+    ends = [*firsts[1:], total]
+    try:  # each segment's last document, where it is if the segment holds exactly the ranks up to the next's first
+        return all(
+            rank(segment, end - first - 1) == end - 1
+            for segment, (first, end) in enumerate(zip(firsts, ends, strict=True))
+        )
+    except BaseException as error:  # a document past a segment's end: tantivy panics (PanicException)
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            raise
+        return False
+
+
+def build_indexes(catalog: Catalog, directory: Path, data_version: str, segment_documents: int | None = None) -> None:
     """Write the projects' and the records' indexes of ``catalog`` into ``directory``, with what they describe.
 
     The meta's ``ordered`` says that the records' index holds every record's facet codes and ranks, in label order
@@ -625,14 +662,14 @@ def build_indexes(catalog: Catalog, directory: Path, data_version: str) -> None:
     projects = (project_document(catalog, p, position) for position, p in enumerate(catalog.projects))
     write_index(directory / "projects", PROJECTS, projects)
     numbered = _numbered(catalog)
-    segments = write_index(directory / "records", RECORDS, _record_documents(catalog, numbered))
+    write_index(directory / "records", RECORDS, _record_documents(catalog, numbered), segment_documents)
     tables = record_tables(catalog)
     meta = {
         "format": FORMAT,
         "data_version": data_version,
         "projects": [p.key for p in catalog.projects],
         "records": [[key, len(table)] for key, table in tables],
-        "ordered": numbered and segments == 1,
+        "ordered": numbered and in_label_order(directory / "records"),
         "files": _checksums(directory),
     }
     (directory / META).write_text(json.dumps(meta, sort_keys=True))
