@@ -259,7 +259,7 @@ def _register(index: tantivy.Index) -> None:
 # One writing thread, its documents in the order given, with a budget that some millions of records fit in: one
 # segment (tantivy allocates the budget as it fills it: about 370 MB per million records). Past it, tantivy
 # writes more segments, and orders them by their random identifiers, not in the order they were written.
-WRITER_HEAP = 3_000_000_000
+WRITER_HEAP = 4_200_000_000  # near tantivy's limit (4,293,967,295); by the 1M figures about ten million records
 
 
 def write_index(
