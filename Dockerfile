@@ -46,3 +46,13 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 CMD ["/opt/svc/bin/svc", "healthcheck"]
 ENTRYPOINT ["/opt/svc/bin/svc"]
 CMD ["serve"]
+# What the image holds (OCI annotation keys). scripts/build-image passes the version from
+# pyproject.toml, the commit (git rev-parse HEAD) and the repository; last, so that a new
+# commit changes no layer above.
+ARG VERSION=unknown
+ARG REVISION=unknown
+ARG SOURCE=unknown
+LABEL org.opencontainers.image.title="svc" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}"

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.nginx_proxy import Nginx, wait_listening
-from bench.run import PROJECT_ROOT, SVC, free_port
+from bench.run import PROJECT_ROOT, SVC, activation_of, free_port
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 OAI_PATH = "/oai"
@@ -67,6 +67,7 @@ HELD_REQUEST = (
     "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 13\r\n\r\nverb="
 ).encode()  # the rest of the body, b"Identify", lets it finish
 _RELOADED = re.compile(r"reloaded data version (\S+)")
+_LOADED_AHEAD = re.compile(r"loaded data version (\S+) \(serving")
 
 
 class Redis:
@@ -154,6 +155,8 @@ class Replica:
     def reload(self, probe_errors: list[str], deadline: float = 300) -> str:
         """SIGHUP; wait for the reload line and for the replica to answer with the new data. The new version.
 
+        A release loaded ahead of its activation time is served from then on: its version is returned at once.
+
         The readiness probe goes to the replica directly (no proxy to retry
         it): a probe that fails is noted in ``probe_errors`` and repeated.
         """
@@ -165,6 +168,9 @@ class Replica:
             new = self.log()[seen:]
             if "reload refused" in new:
                 raise RuntimeError(f"{self.name}: {new}")
+            ahead = _LOADED_AHEAD.search(new)
+            if ahead:
+                return ahead.group(1)
             reloaded = _RELOADED.search(new)
             if reloaded:
                 try:
@@ -390,9 +396,14 @@ def svc(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(SVC), *args], capture_output=True, text=True, timeout=300, cwd=PROJECT_ROOT)
 
 
-def stamp(data_dir: Path) -> str:
-    """Stamp a release served at once: this rollout switches replicas one at a time, each as soon as it reloads."""
-    done = svc("stamp", "--activate-in", "0", str(data_dir))
+# A release is stamped to activate this far ahead: the rollout reloads every replica before then, and each
+# switches to it at that moment (docs/oai-pmh.md, "Incremental harvesting").
+RELEASE_LEAD = 45
+
+
+def stamp(data_dir: Path, activate_in: int = 0) -> str:
+    """Stamp a release; the first one, which no replica serves yet, activates at once."""
+    done = svc("stamp", "--activate-in", str(activate_in), str(data_dir))
     if done.returncode != 0:
         raise RuntimeError(f"svc stamp {data_dir}: exit {done.returncode}: {done.stderr}")
     return done.stdout.strip()
@@ -427,6 +438,7 @@ class Fleet:
         stamp(first)
         self.current = root / "current"
         switch(self.current, first)
+        self.activation = 0  # of the latest release
         logs = root / "logs"
         logs.mkdir()
         self._stack = ExitStack()
@@ -505,7 +517,7 @@ class Fleet:
         problems = new_findings(target, previous)
         if problems:
             raise RuntimeError(f"release {number} refused by svc validate: {problems}")
-        stamp(target)
+        self.activation = activation_of(stamp(target, RELEASE_LEAD))
         return target
 
 
@@ -730,6 +742,7 @@ class ReleaseResult:
     serving: dict[str, str]  # the data version each replica answers with afterwards
     log_errors: list[str]
     probe_errors: list[str]  # readiness probes sent straight to a reloading replica that failed
+    late: list[str]  # replicas that said they served the release after its activation time
 
 
 def rolling_release(fleet: Fleet, number: int, clients: int) -> ReleaseResult:
@@ -746,6 +759,11 @@ def rolling_release(fleet: Fleet, number: int, clients: int) -> ReleaseResult:
             started = time.monotonic()
             version = replica.reload(probe_errors)
             reload_seconds[replica.name] = time.monotonic() - started
+        end = time.monotonic() + RELEASE_LEAD + 300  # every replica switches at the activation time
+        while time.time() < fleet.activation or any(r.data_version() != version for r in fleet.replicas):
+            if time.monotonic() > end:
+                raise TimeoutError(f"release {version} not served by every replica")
+            time.sleep(0.2)
         time.sleep(1)
     new = {replica.name: replica.log()[seen[replica.name] :] for replica in fleet.replicas}
     return ReleaseResult(
@@ -755,6 +773,7 @@ def rolling_release(fleet: Fleet, number: int, clients: int) -> ReleaseResult:
         {replica.name: replica.data_version() for replica in fleet.replicas},
         [line for text in new.values() for line in text.splitlines() if " ERROR " in line or "Traceback" in line],
         probe_errors,
+        [line for text in new.values() for line in text.splitlines() if "after its activation time" in line],
     )
 
 
@@ -839,7 +858,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"release {number} ({rolled.version}) rolled: {_load(rolled.load)}; "
                     f"SIGHUP to new data (s): {seconds}; serving {set(rolled.serving.values())}; "
-                    f"ERROR lines {len(rolled.log_errors)}; direct readiness probes failed: {rolled.probe_errors}"
+                    f"ERROR lines {len(rolled.log_errors)}; late replicas {len(rolled.late)}; "
+                    f"direct readiness probes failed: {rolled.probe_errors}"
                 )
             nginx_errors = [line for line in fleet.nginx.errors().splitlines() if "[error]" in line]
             print(f"nginx error log: {len(nginx_errors)} [error] lines")

@@ -18,6 +18,7 @@ reported as unavailable. See bench/README.md.
 from __future__ import annotations
 
 import argparse
+import calendar
 import http.client
 import json
 import os
@@ -184,6 +185,11 @@ def first_json_object(path: Path, chunk: int = 1 << 16) -> Any:
 
 
 # -- servers ----------------------------------------------------------------------------------------
+
+
+def activation_of(summary: str) -> int:
+    """The activation time ``svc stamp`` prints at the end of its summary (``…; served from 2026-11-24T09:45:00Z``)."""
+    return calendar.timegm(time.strptime(summary.rsplit(" ", 1)[1], "%Y-%m-%dT%H:%M:%SZ"))
 
 
 def free_port() -> int:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import math
+import mmap
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from django.conf import settings
 
@@ -30,6 +30,7 @@ from catalog.domain.memo import BytesLRU
 from catalog.domain.model import Catalog
 from catalog.domain.schema import ENTITY_KINDS, schemas
 from catalog.domain.snapshot import open_catalog
+from catalog.web.fleet import fleet_release
 from catalog.web.ratelimit import Limits
 
 logger = logging.getLogger("catalog")
@@ -63,6 +64,48 @@ class Untraced:
         pass
 
 
+class ReleaseClock:
+    """The activation time of the release the master loaded last, shared by every worker it ever forked.
+
+    A reload forks new workers and lets the old ones finish: those hold only
+    the release before, and would otherwise go on answering from it after the
+    new one's activation time. Reading this (8 bytes of memory shared across
+    the fork) they stop answering OAI-PMH from a release that is no longer the
+    one served: a request that arrives once the newer one is active is refused
+    with a 503 (retried at once, by a current worker).
+    """
+
+    def __init__(self) -> None:
+        self._shared = mmap.mmap(-1, 8)  # anonymous and shared: written by the master, read by its workers
+        self._warned = 0  # the fleet's release this process last said it was behind (each process its own)
+
+    def publish(self, activation: int) -> None:
+        """The master loaded a release with this activation time (0: data without a ledger)."""
+        self._shared[:8] = activation.to_bytes(8, "little", signed=True)
+
+    @property
+    def newest(self) -> int:
+        return int.from_bytes(self._shared[:8], "little", signed=True)
+
+    def behind_fleet(self, mine: int, fleet: int) -> None:
+        """Say once per release that this replica holds an older release than the fleet serves."""
+        if fleet != self._warned:
+            self._warned = fleet
+            logger.warning(
+                "this replica holds the release of %s, but the fleet serves the release of %s since then: it answers"
+                " OAI-PMH with 503 until it is reloaded or replaced (a rollout or round of reloads that ran late)",
+                ledger.iso_time(mine) if mine else "data without a ledger",
+                ledger.iso_time(fleet),
+            )
+
+
+class OaiUnavailable(NamedTuple):
+    """Why a state does not answer OAI-PMH at a moment, and when to ask again."""
+
+    reason: str
+    retry_after: int
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class AppState:
     """What a request reads besides itself: one catalogue, the caches that depend on it, the process's services.
@@ -83,12 +126,43 @@ class AppState:
     # The process's services, kept across reloads: OAI-PMH admission, the telemetry handles.
     oai_limits: Limits = dataclasses.field(default_factory=Limits)
     telemetry: Telemetry = dataclasses.field(default_factory=Untraced)
+    releases: ReleaseClock = dataclasses.field(default_factory=ReleaseClock)
+    # How many seconds after its activation time this process may have answered from the release before this
+    # one (a late reload, docs/oai-pmh.md); 0 when it switched in time. Reported as a metric and a WARNING.
+    late_by: int = 0
 
-    def serving(self, catalog: Catalog) -> AppState:
+    def serving(self, catalog: Catalog, late_by: int = 0) -> AppState:
         """This state serving ``catalog`` instead, with empty caches and nothing pending (the same one: unchanged)."""
-        if catalog is self.catalog and self.pending is None:
+        if catalog is self.catalog and self.pending is None and late_by == self.late_by:
             return self
-        return dataclasses.replace(self, catalog=catalog, responses=BytesLRU(), pending=None)
+        return dataclasses.replace(self, catalog=catalog, responses=BytesLRU(), pending=None, late_by=late_by)
+
+    def activates_after(self, now: float) -> int | None:
+        """The activation time of the served release if it is still ahead of ``now`` (a start before it), else None."""
+        activation = _activation(self.catalog) if self.catalog is not None else 0
+        return activation if activation > now else None
+
+    def oai_unavailable(self, moment: int, fleet: int | None = None) -> OaiUnavailable | None:
+        """Why this state may not answer an OAI-PMH request that arrived at ``moment`` (None: it may).
+
+        A release is answered from over OAI-PMH only between its activation time and that of the next one,
+        so that every process that serves it dates it the same (docs/oai-pmh.md): a start before its
+        release's activation has no earlier release to answer from, a worker a reload replaced holds only
+        the release before, and so does a replica behind the release ``fleet`` serves (through Redis).
+        """
+        activation = self.activates_after(moment)
+        if activation is not None:
+            return OaiUnavailable(
+                f"This data release is served over OAI-PMH from {ledger.iso_time(activation)}: retry then.",
+                activation - moment,
+            )
+        mine = _activation(self.catalog) if self.catalog is not None else 0
+        newest = max(self.releases.newest, fleet or 0)
+        if newest > mine and moment >= newest:
+            if newest > self.releases.newest:
+                self.releases.behind_fleet(mine, newest)
+            return OaiUnavailable("A newer data release is served now: retry.", 1)
+        return None
 
     def at(self, now: float) -> AppState:
         """The state to answer from at POSIX time ``now``: the pending release once its activation time has come."""
@@ -109,10 +183,10 @@ class Application:
         self._state = AppState()
         self._lock = threading.Lock()
 
-    def state(self) -> AppState:
-        """The state served now (a pending release once its activation time has come)."""
+    def state(self, now: float | None = None) -> AppState:
+        """The state served at ``now`` (default: now), a pending release once its activation time has come."""
         state = self._state
-        due = state.at(time.time())
+        due = state.at(time.time() if now is None else now)
         if due is not state:
             with self._lock:
                 if self._state is state:
@@ -141,14 +215,27 @@ def state() -> AppState:
 
 
 REQUEST_ATTRIBUTE = "svc_state"
+MOMENT_ATTRIBUTE = "svc_moment"
 NOT_STARTED = "no catalogue is served: start-up loads it (catalog.runtime.start), nothing else does"
 
 
 def take_state(request: object) -> AppState:
-    """Give ``request`` the state served now, for the whole of its answer (the site's outer middleware does)."""
-    taken = state()
+    """Give ``request`` the state served now, for the whole of its answer (the site's outer middleware does).
+
+    The moment it arrives is taken in the same step (:func:`moment_of`): an OAI-PMH answer from a release is
+    dated with a moment at which that release was the one served (docs/oai-pmh.md, "Incremental harvesting").
+    """
+    now = time.time()
+    taken = application.state(now)
     setattr(request, REQUEST_ATTRIBUTE, taken)
+    setattr(request, MOMENT_ATTRIBUTE, int(now))
     return taken
+
+
+def moment_of(request: object) -> int:
+    """The second ``request`` took its state in (outside the site's middleware: now)."""
+    moment = getattr(request, MOMENT_ATTRIBUTE, None)
+    return moment if isinstance(moment, int) else int(time.time())
 
 
 def state_of(request: object) -> AppState:
@@ -206,11 +293,23 @@ def install(catalog: Catalog) -> None:
     application.update(lambda state: state.serving(catalog))
 
 
-def start() -> Catalog:
-    """Load the configured data directory and serve it (the start-up); raises ``DataDirError`` if unusable."""
-    catalog = served_from(load(), math.ceil(time.time()))
-    install(catalog)
-    return catalog
+def start(catalog: Catalog) -> None:
+    """Serve ``catalog``, loaded from the configured data directory (the start-up, once it is not refused)."""
+    activation = _activation(catalog)
+    previous = _publish(activation)
+    now = time.time()
+    # Late only if the fleet still recorded an older release after this one's activation time: its replicas
+    # answered from it meanwhile. Restarts of the same release, and first starts, are not.
+    late_by = int(now) - activation if activation and previous is not None and previous < activation < now else 0
+    application.update(lambda state: state.serving(catalog, late_by))
+    if late_by:
+        _say_late(activation, late_by, "the fleet served the release before it until this replica started")
+    if activation > now:
+        logger.warning(
+            "release of %s is not active yet: its pages are served now, OAI-PMH answers 503 with Retry-After until"
+            " then (svc stamp --activate-in 0 serves a first release at once)",
+            ledger.iso_time(activation),
+        )
 
 
 def configuration_changed() -> None:
@@ -238,20 +337,6 @@ def _activation(catalog: Catalog) -> int:
     return view.activation if view is not None and view.activation is not None else 0
 
 
-def served_from(catalog: Catalog, moment: int, late: Mapping[int, int] | None = None) -> Catalog:
-    """The catalogue with its ledger told when this process starts serving its release.
-
-    The release's changes are dated with its activation time, or with
-    ``moment`` if that is later (a release served late): never earlier than
-    a harvester can first receive them. ``late`` carries the same for the
-    earlier releases this process served late.
-    """
-    if catalog.ledger is None:
-        return catalog
-    view = dataclasses.replace(catalog.ledger, served_from=moment, served_late=dict(late or {}))
-    return dataclasses.replace(catalog, ledger=view)
-
-
 def shrink_refusal(before: Mapping[str, int], after: Mapping[str, int], against: str) -> str | None:
     """Why data with counts ``after`` may not replace ``before`` (None: it may), in one line.
 
@@ -264,18 +349,38 @@ def shrink_refusal(before: Mapping[str, int], after: Mapping[str, int], against:
         return None
     return (
         f"it would lose {', '.join(losses)} against {against} (SVC_RELOAD_MAX_SHRINK={config.reload_max_shrink};"
-        " SVC_ACCEPT_SHRINK=true accepts it)"
+        " `svc stamp --accept-shrink` accepts a stamped release's withdrawals, SVC_ACCEPT_SHRINK=true one start)"
     )
+
+
+def accepted_release_counts(catalog: Catalog) -> Mapping[str, int] | None:
+    """What the served release publishes, if its withdrawals were accepted (``svc stamp --accept-shrink``).
+
+    The acceptance is a fact of the release, read from its data directory at every start and reload: data
+    that lost more than the release withdrew is still refused against these counts.
+    """
+    view = catalog.ledger
+    if view is None or not ledger.shrink_accepted(catalog.data_dir, view.activation):
+        return None
+    return view.release_counts
 
 
 def start_refusal(catalog: Catalog) -> str | None:
     """Why ``svc serve`` must not start on this data: it shrank too much against the ledger's last release.
 
-    A restart must not publish by accident the mass deletion a reload refuses.
+    A restart must not publish by accident the mass deletion a reload refuses;
+    a release whose withdrawals were accepted is compared with what it publishes instead.
     """
-    if catalog.ledger is None or not catalog.ledger.previous_counts:
+    view = catalog.ledger
+    if view is None:
         return None
-    refusal = shrink_refusal(catalog.ledger.previous_counts, catalog.counts(), "the change ledger's last release")
+    accepted = accepted_release_counts(catalog)
+    if accepted is not None:
+        refusal = shrink_refusal(accepted, catalog.counts(), "the release as stamped (its withdrawals accepted)")
+    elif view.previous_counts:
+        refusal = shrink_refusal(view.previous_counts, catalog.counts(), "the change ledger's last release")
+    else:
+        return None
     return None if refusal is None else f"start refused: {refusal}"
 
 
@@ -330,20 +435,25 @@ def check_serveable(data_dir: Path, allow_empty: bool) -> None:
         check_holds_data(data_dir)
 
 
-def reload(drain: int = 0) -> bool:
+def reload() -> bool:
     """Re-read the data directory; keep serving the current data if the new set is broken.
 
-    ``drain`` is how long after this call the workers serving the old data
-    may still answer: a release served late dates its changes after that.
-    A release whose activation time is ahead waits for it (:func:`pending`).
+    A release whose activation time is ahead waits for it (:func:`pending`),
+    and the workers this reload replaces stop answering OAI-PMH from the
+    release before once it is active (:class:`ReleaseClock`). One that this
+    process answered from the release before after its activation time (it
+    was loaded late) is served all the same, with the datestamps of its
+    ledger, and said in a WARNING and the ``svc.release.late`` metric: the
+    deployment was late, not the data (docs/oai-pmh.md).
 
     Broken means: the directory is missing or unreadable, holds no entity
     files (unless ``SVC_ALLOW_EMPTY_DATA``), a file (or
     entity kind) that loaded before now has a problem — typically a file
     caught half-copied, which would silently drop what it holds — or a type
     lost all its items or more than ``SVC_RELOAD_MAX_SHRINK`` of them (a
-    directory removed or emptied by mistake). Problems the current data
-    already had do not block a reload.
+    directory removed or emptied by mistake), unless the new release's
+    withdrawals were accepted when it was stamped. Problems the current
+    data already had do not block a reload.
     """
     _current = current()  # a release whose activation time has come is the one served (and compared with) now
     serving = _current.data_version if _current else None
@@ -356,28 +466,21 @@ def reload(drain: int = 0) -> bool:
     except Exception:
         logger.exception("reload failed; still serving data version %s", serving)
         return False
-    known = {problem.path for problem in _current.problems} if _current else set()
-    new_problems = sorted({problem.path for problem in catalog.problems} - known)
-    if _current is not None and new_problems:
-        logger.error(
-            "reload refused: %s could not be loaded; still serving data version %s", ", ".join(new_problems), serving
-        )
-        return False
-    refusal = shrink_refusal(_current.counts(), catalog.counts(), "the data served") if _current else None
+    refusal = _reload_refusal(_current, catalog)
     if refusal:
         logger.error("reload refused: %s; still serving data version %s", refusal, serving)
         return False
-    loaded = time.time()
     activation = _activation(catalog)
-    before = _current.ledger if _current is not None else None
-    if before is not None and before.activation == activation and before.served_from is not None:
-        moment = before.served_from  # the same release, already served: its changes keep their datestamps
-    else:
-        moment = max(activation, math.ceil(loaded) + drain)
-    catalog = served_from(catalog, moment, before.late if before is not None else None)
+    _publish(activation)  # from its activation on, the old workers (and replicas) answer no harvester
+    loaded = time.time()
+    same_release = _current is not None and _current.ledger is not None and _current.ledger.activation == activation
+    # The same release loaded again keeps what it had; a new one is late if this process answered after it.
+    late_by = state().late_by if same_release else _lateness(_current, activation, int(loaded))
     counts = ", ".join(f"{count} {kind}" for kind, count in catalog.counts().items())
+    if late_by and not same_release:
+        _say_late(activation, late_by, "this replica answered from the release before it until then")
     if activation > loaded:
-        application.update(lambda state: dataclasses.replace(state, pending=state.serving(catalog)))
+        application.update(lambda state: dataclasses.replace(state, pending=state.serving(catalog, late_by)))
         logger.info(
             "loaded data version %s (serving %s until its activation at %s): %s",
             catalog.data_version,
@@ -386,14 +489,51 @@ def reload(drain: int = 0) -> bool:
             counts,
         )
         return True
-    if activation and moment > activation:
-        logger.warning(
-            "release of %s served %d s after its activation time: its changes are dated %s on this replica;"
-            " stamp with a longer --activate-in so that every replica loads a release before it activates",
-            ledger.iso_time(activation),
-            moment - activation,
-            ledger.iso_time(moment),
-        )
-    install(catalog)
+    application.update(lambda state: state.serving(catalog, late_by))
     logger.info("reloaded data version %s (was %s): %s", catalog.data_version, serving, counts)
     return True
+
+
+def _publish(activation: int) -> int | None:
+    """Record the release this process serves: for its workers, and for the fleet through Redis if there is one.
+
+    Returns the release the fleet recorded before (None: no Redis, nothing recorded, or Redis unreachable).
+    """
+    state().releases.publish(activation)
+    fleet = fleet_release(state().oai_limits, settings.SVC.cache_url)
+    return fleet.publish(activation) if fleet is not None else None
+
+
+def _say_late(activation: int, late_by: int, why: str) -> None:
+    logger.warning(
+        "release of %s served %d s after its activation time: %s, and the release's changes keep their"
+        " datestamp, so a harvester that talked to that release meanwhile may miss them; deploy every release"
+        " before it activates (a longer svc stamp --activate-in)",
+        ledger.iso_time(activation),
+        late_by,
+        why,
+    )
+
+
+def _reload_refusal(current: Catalog | None, catalog: Catalog) -> str | None:
+    """Why ``catalog`` may not replace the ``current`` one (None: it may)."""
+    if current is None:
+        return None
+    known = {problem.path for problem in current.problems}
+    new_problems = sorted({problem.path for problem in catalog.problems} - known)
+    if new_problems:
+        return f"{', '.join(new_problems)} could not be loaded"
+    accepted = accepted_release_counts(catalog)
+    if accepted is not None:
+        return shrink_refusal(accepted, catalog.counts(), "the release as stamped (its withdrawals accepted)")
+    return shrink_refusal(current.counts(), catalog.counts(), "the data served")
+
+
+def _lateness(current: Catalog | None, activation: int, old_answers_until: int) -> int:
+    """How long after ``activation`` this process may answer from the ``current`` release (0: not at all).
+
+    A start has nothing earlier to answer from, and data without a ledger has no activation time.
+    """
+    if current is None or not activation:
+        return 0
+    return max(old_answers_until - activation, 0)

@@ -7,15 +7,17 @@ is a plain WSGI wrapper that never enters Django for this one path.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 HEALTHZ_PATH = "/healthz"
 
-WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
 
-
-def with_healthz(app: WSGIApp) -> WSGIApp:
-    def application(environ: dict, start_response: Callable) -> Iterable[bytes]:
+def with_healthz(app: WSGIApplication) -> WSGIApplication:
+    def application(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == HEALTHZ_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
             start_response("200 OK", [("Content-Length", "0"), ("Cache-Control", "no-store")])
             return [b""]

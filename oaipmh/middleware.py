@@ -11,7 +11,9 @@ from django.http import HttpRequest, HttpResponse
 from gevent import monkey
 
 from catalog import runtime
+from catalog.runtime import OaiUnavailable
 from catalog.web.client import request_client
+from catalog.web.fleet import fleet_release
 from catalog.web.ratelimit import Limits, RedisStore, TokenBucket
 from oaipmh.leases import FleetLeases, Lease
 
@@ -28,6 +30,16 @@ def _too_busy(retry_after: int) -> HttpResponse:
     )
 
 
+def _unavailable(why: OaiUnavailable) -> HttpResponse:
+    """No release this process may answer from now: harvesters retry then (OAI-PMH 2.0 §3.1.2.1: 503)."""
+    return HttpResponse(
+        why.reason + "\n",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+        headers={"Retry-After": str(max(why.retry_after, 1)), "Cache-Control": "no-store"},
+    )
+
+
 def _yield_to_received_requests() -> None:
     """Let the requests this worker has already received run up to the limit too (gevent workers only).
 
@@ -37,8 +49,7 @@ def _yield_to_received_requests() -> None:
     most, under a flood) lets every received request start and count itself.
     """
     if monkey.is_module_patched("socket"):
-        with gevent.Timeout(_CATCH_UP_SECONDS, False):
-            gevent.idle()
+        gevent.with_timeout(_CATCH_UP_SECONDS, gevent.idle, timeout_value=None)
 
 
 class AdmissionMiddleware:
@@ -65,8 +76,13 @@ class AdmissionMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path_info not in self.paths:
             return self.get_response(request)
+        state, moment = runtime.state_of(request), runtime.moment_of(request)
         config = settings.SVC
-        limits = runtime.state_of(request).oai_limits
+        limits = state.oai_limits
+        fleet = fleet_release(limits, config.cache_url)
+        unavailable = state.oai_unavailable(moment, fleet.newest() if fleet is not None else None)
+        if unavailable is not None:
+            return _unavailable(unavailable)
         client = request_client(request.META, config.trusted_proxy_hops)
         in_flight = limits.in_flight.enter(client, config.oai_max_concurrent)
         if in_flight is None:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from catalog.domain.memo import BytesLRU
 from catalog.domain.model import Catalog
+from catalog.domain.version import svc_version
+from catalog.formats import dublin_core_xml
 from catalog.formats.xmltext import esc, is_uri, to_uri
 from catalog.publishing.datestamps import (
     GRANULARITY,
@@ -269,7 +271,19 @@ def identify(request: Request) -> str:
         "<delimiter>:</delimiter>"
         f"<sampleIdentifier>{esc(repository.sample_identifier)}</sampleIdentifier>"
         "</oai-identifier></description>"
+        f"<description>{_software_description()}</description>"
         "</Identify>\n"
+    )
+
+
+def _software_description() -> str:
+    """The software behind the repository and its version, in simple Dublin Core (its title is ``svc --version``)."""
+    return (
+        f"{dublin_core_xml.OPEN}"
+        f"<dc:title>svc {esc(svc_version())}</dc:title>"
+        "<dc:description>The software that serves this OAI-PMH repository.</dc:description>"
+        "<dc:type>Software</dc:type>"
+        f"{dublin_core_xml.CLOSE}"
     )
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
@@ -28,7 +29,9 @@ from functools import cached_property
 from itertools import islice
 from urllib.parse import unquote
 
-from catalog.domain.ledger import ProjectMeta, Tombstone
+import numpy as np
+
+from catalog.domain.ledger import LedgerView, ProjectMeta, Tombstone
 from catalog.domain.memo import memo_for
 from catalog.domain.model import NO_DATESTAMP, Catalog, Project, RecordTable
 from catalog.formats import item_metadata
@@ -100,12 +103,15 @@ class Repository:
         self.sets: SetIndex = build_sets(catalog)
         self.tables: tuple[RecordTable | None, ...] = tuple(catalog.records_of(p) for p in catalog.projects)
         self.ledger = catalog.ledger
+        self.ceiling = _datestamp_ceiling(self.ledger)
         # Each table's datestamps, or with a ledger the later of its own and the ledger's change time.
-        self.record_stamps: tuple[array | None, ...] = tuple(
+        self.record_stamps: tuple[array[int] | None, ...] = tuple(
             self._record_stamps(project, table) for project, table in zip(catalog.projects, self.tables, strict=True)
         )
         # When each item was first published (with a ledger): a list continues only with items it could have seen.
-        self.record_first: tuple[array | None, ...] = tuple(self._record_first(project) for project in catalog.projects)
+        self.record_first: tuple[array[int] | None, ...] = tuple(
+            self._record_first(project) for project in catalog.projects
+        )
         # The latest of them per project: a list issued after it takes every record, without looking at each.
         self.record_first_latest = tuple(max(first) if first else NO_DATESTAMP for first in self.record_first)
         self.project_first = array("q", (self._project_first(project) for project in catalog.projects))
@@ -136,43 +142,45 @@ class Repository:
         self._datestamps: dict[int, str] = {}
         self._lock = threading.Lock()
 
-    def _record_stamps(self, project: Project, table: RecordTable | None) -> array | None:
-        if table is None or self.ledger is None:
-            return table.datestamps if table else None
-        changed = self.ledger.record_changed.get(project.key)
-        if changed is None:
+    def _record_stamps(self, project: Project, table: RecordTable | None) -> array[int] | None:
+        """Each record's datestamp: its own date, or with a ledger the later of it and the ledger's change time.
+
+        Never after :attr:`ceiling` (a record dated in the future, which ``svc validate`` warns about); the
+        table's own array is kept, not copied, when nothing needs to change.
+        """
+        if table is None:
+            return None
+        changed = self.ledger.record_changed.get(project.key) if self.ledger is not None else None
+        stamps = np.frombuffer(table.datestamps, dtype=np.int64) if len(table.datestamps) else None
+        if stamps is None or (changed is None and int(stamps.max()) <= self.ceiling):
             return table.datestamps
-        return array("q", map(max, table.datestamps, self._served(changed)))
+        if changed is not None:
+            stamps = np.maximum(stamps, np.frombuffer(changed, dtype=np.int64))
+        served = array("q")
+        served.frombytes(np.minimum(stamps, self.ceiling).tobytes())
+        return served
 
-    def _served(self, times: array) -> array:
-        """Ledger times as served: this release's changes not before this process served them."""
-        assert self.ledger is not None
-        view = self.ledger
-        if not view.late:
-            return times
-        return array("q", map(view.served_time, times))
-
-    def _record_first(self, project: Project) -> array | None:
-        first = self.ledger.record_first_seen.get(project.key) if self.ledger else None
-        return None if first is None else self._served(first)
+    def _record_first(self, project: Project) -> array[int] | None:
+        return self.ledger.record_first_seen.get(project.key) if self.ledger else None
 
     def _project_first(self, project: Project) -> int:
         times = self.ledger.projects.get(project.key) if self.ledger else None
-        return NO_DATESTAMP if times is None or self.ledger is None else self.ledger.served_time(times.first_seen)
+        return NO_DATESTAMP if times is None else times.first_seen
 
     def _project_stamp(self, project: Project) -> int:
-        """The ledger's change time (as served); without one, the project's own date (SPEC §5.3)."""
+        """The ledger's change time; without one, the project's own date (SPEC §5.3), not after the ceiling."""
         if self.ledger is not None:
             changed = self.ledger.project_changed(project.key)
             if changed is not None:
-                return self.ledger.served_time(changed)
-        return project.datestamp if project.datestamp is not None else FALLBACK_DATESTAMP
+                return changed
+        own = project.datestamp if project.datestamp is not None else FALLBACK_DATESTAMP
+        return min(own, self.ceiling)
 
     def _deletion(self, tombstone: Tombstone) -> Deletion:
         assert self.ledger is not None
         meta = ProjectMeta.parse(tombstone.project_meta)
         identifier = self.identifier_prefix + meta.local_id
-        stamp = self.ledger.served_time(tombstone.deleted)
+        stamp = tombstone.deleted
         if tombstone.kind == "P":
             return Deletion(identifier, stamp, tombstone.specs)
         suffix = record_suffix_of(tombstone.pid_prefix or meta.pid_prefix, tombstone.key)
@@ -246,7 +254,7 @@ class Repository:
     def latest_first_seen(self) -> int:
         """No item of this release was first published later (every ledger time is at most its activation)."""
         view = self.ledger
-        return view.served_time(view.activation) if view is not None and view.activation is not None else 0
+        return view.activation if view is not None and view.activation is not None else 0
 
     @cached_property
     def earliest_stamp(self) -> int:
@@ -254,7 +262,7 @@ class Repository:
         stamps = list(self.project_stamps) + [deletion.stamp for deletion in self.deletions]
         for table_stamps in self.record_stamps:
             if table_stamps:
-                smallest = min(table_stamps)
+                smallest: int | None = min(table_stamps)
                 if smallest == NO_DATESTAMP:
                     smallest = min((s for s in table_stamps if s != NO_DATESTAMP), default=None)
                 if smallest is not None:
@@ -470,11 +478,18 @@ class Repository:
         )
 
 
-def _count_in_range(stamps: array, dates: DateRange, project_in_range: bool) -> int:
+def _count_in_range(stamps: array[int], dates: DateRange, project_in_range: bool) -> int:
     low = dates.low if dates.low is not None else NO_DATESTAMP + 1
     high = dates.high if dates.high is not None else -NO_DATESTAMP
     undated = stamps.count(NO_DATESTAMP) if project_in_range else 0
     return undated + sum(1 for stamp in stamps if low <= stamp <= high)
+
+
+def _datestamp_ceiling(view: LedgerView | None) -> int:
+    """No datestamp is later than the moment its item can first be served: the release's activation time
+    (OAI-PMH answers wait for it), or without one the moment the view is built, at the start or a reload."""
+    activation = view.activation if view is not None else None
+    return activation if activation is not None else int(time.time())
 
 
 def repository_for(catalog: Catalog, repository_identifier: str, site_url: str) -> Repository:

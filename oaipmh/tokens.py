@@ -115,7 +115,7 @@ def decode(token: str, verb: str, key: bytes, now: int) -> ListState:
     return ListState(verb, prefix, set_spec or None, low, high, issued, bool(deletions), (project, pid), cursor, size)
 
 
-def _well_typed(fields: list) -> bool:
+def _well_typed(fields: list[object]) -> bool:
     """Every field of the type it is written with (without a ledger the key is public: forged tokens check out)."""
     _, _, prefix, set_spec, low, high, issued, deletions, project, pid, cursor, size = fields
 

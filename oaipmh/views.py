@@ -15,6 +15,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from catalog import runtime
 from catalog.domain.model import Catalog
+from catalog.publishing.oai_identifiers import site_url
 from catalog.runtime import catalog_of, get_catalog
 from catalog.web import wire
 from catalog.web.inputs import Input, varies_on
@@ -40,7 +41,7 @@ def oai_settings() -> protocol.OaiSettings:
 def warm_up() -> None:
     """Build the OAI view of the catalogue before workers fork, so they share it and none pays for it."""
     config = settings.SVC
-    repository_for(get_catalog(), config.oai_repository_identifier, protocol.site_url(config.oai_base_url))
+    repository_for(get_catalog(), config.oai_repository_identifier, site_url(config.oai_base_url))
 
 
 # OAI-PMH arguments fit in a few hundred bytes; the limit leaves room for long identifiers and tokens.
@@ -61,7 +62,7 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     else:
         arguments = {name: request.GET.getlist(name) for name in request.GET}
     verb = (arguments.get("verb") or [""])[0]
-    moment = int(time.time())  # before the catalogue is chosen: the responseDate (see protocol.respond)
+    moment = runtime.moment_of(request)  # taken with the catalogue: the responseDate (see protocol.respond)
     state = runtime.state_of(request)
     catalog, responses = catalog_of(request), state.responses
     with state.telemetry.span("oaipmh.render", **{"oai.verb": verb[:40]}):

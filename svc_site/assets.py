@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar, Literal, overload
 
 from django.conf import settings
 from django.contrib.staticfiles.finders import BaseFinder
+from django.core import checks
+from django.core.checks import CheckMessage
 from django.core.files.storage import FileSystemStorage
 from django.core.management import call_command
 from whitenoise.storage import CompressedManifestStaticFilesStorage
@@ -60,9 +62,9 @@ class PackageFinder(BaseFinder):
     def _names(self) -> dict[str, str]:
         return published_names(settings.SVC)
 
-    def check(self, **kwargs) -> list:
+    def check(self, **kwargs: Any) -> list[CheckMessage]:
         missing = [source for source in SOURCES.values() if not (SOURCE_DIR / source).is_file()]
-        return [f"missing asset source {SOURCE_DIR / source}" for source in missing]
+        return [checks.Error(f"missing asset source {SOURCE_DIR / source}", obj=self) for source in missing]
 
     @overload
     def find(self, path: str, find_all: Literal[False] = False, **kwargs: Any) -> str | None: ...
@@ -75,7 +77,7 @@ class PackageFinder(BaseFinder):
             return [found] if found else []
         return found
 
-    def list(self, ignore_patterns) -> Iterator[tuple[str, FileSystemStorage]]:
+    def list(self, ignore_patterns: Iterable[str] | None) -> Iterator[tuple[str, FileSystemStorage]]:
         names = self._names()
         storage = _PackageStorage(names)
         for name in names:
@@ -92,11 +94,13 @@ class SiteStaticStorage(CompressedManifestStaticFilesStorage):
     _reported: ClassVar[set[str]] = set()  # report each missing asset once per process
 
     def url(self, name: str | None, force: bool = False) -> str:
+        if name is None:  # no file named: nothing to fingerprint
+            return FileSystemStorage.url(self, name)
         try:
             return super().url(name, force)
         except ValueError as error:
             if name not in self._reported:
-                self._reported.add(name or "")
+                self._reported.add(name)
                 logger.error("static asset %r is not built (%s); run collectstatic or svc serve", name, error)
             return FileSystemStorage.url(self, name)
 

@@ -15,7 +15,7 @@ answered and its ``Cache-Control`` here. A HEAD is answered like a GET
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -102,7 +102,7 @@ def _language_negotiated(request: HttpRequest) -> bool:
     return request.method in SAFE_METHODS and translation.get_language_from_path(request.path_info) is None
 
 
-def _from_variant(request: HttpRequest, key: tuple, variant: Variant) -> HttpResponse:
+def _from_variant(request: HttpRequest, key: tuple[Hashable, ...], variant: Variant) -> HttpResponse:
     response = HttpResponse(headers=dict(variant.headers))
 
     def encoded(coding: str) -> bytes:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from importlib.metadata import version
+
+from catalog.domain.version import svc_version
 
 # `svc <subcommand>` → management command name, with its one-line summary.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # Each command's own --version would print Django's version, which no operator asks for.
     if args[0] in VERSION_FLAGS or (args[0] in SUBCOMMANDS and "--version" in args[1:]):
-        print(f"svc {version('svc')}")
+        print(f"svc {svc_version()}")
         return 0
     if args[0] not in SUBCOMMANDS:
         print(f"svc: unknown command {args[0]!r}\n\n{usage()}", file=sys.stderr)

@@ -47,6 +47,7 @@ from gevent.monkey import get_original
 from gevent.pool import Pool
 from gevent.server import StreamServer
 from gunicorn import http, util
+from gunicorn.http.errors import NoMoreData
 from gunicorn.workers.base_async import AsyncWorker
 from gunicorn.workers.ggevent import GeventWorker as _GeventWorker
 
@@ -123,28 +124,25 @@ class GeventWorker(_GeventWorker):
         Unlike gunicorn's loop, which looks every second, the stop is seen at
         once and the worker exits as soon as its last connection ends.
         """
-        servers = []
+        servers: list[tuple[StreamServer, Pool]] = []
         for listener in self.sockets:
-            listener.setblocking(1)
+            listener.setblocking(True)
             # The listener's name is read now: once the worker stops, server.close() closes its copy of the
             # socket, and a connection accepted just before must still be answered.
-            server = StreamServer(
-                listener,
-                handle=functools.partial(self.handle, listener.getsockname()),
-                spawn=Pool(self.worker_connections),
-            )
+            pool = Pool(self.worker_connections)
+            server = StreamServer(listener, handle=functools.partial(self.handle, listener.getsockname()), spawn=pool)
             if self.cfg.workers > 1:
                 server.max_accept = 1  # leave the next connection to an idler worker
             server.start()
-            servers.append(server)
+            servers.append((server, pool))
         while self.alive:
             self.notify()
             self._stopping.wait(1.0)
-        for server in servers:
+        for server, _ in servers:
             server.close()  # no new connections; the listening socket stays open in the master
         deadline = time.monotonic() + self.cfg.graceful_timeout
-        for server in servers:
-            while not server.pool.join(timeout=max(0.0, min(1.0, deadline - time.monotonic()))):
+        for server, pool in servers:
+            while not pool.join(timeout=max(0.0, min(1.0, deadline - time.monotonic()))):
                 if time.monotonic() >= deadline:
                     self.log.warning("Worker graceful timeout (pid:%s)", self.pid)
                     server.stop(timeout=1)
@@ -167,7 +165,7 @@ class GeventWorker(_GeventWorker):
             idle.wake.set()
 
     def handle(self, listener_name: Any, client: Any, addr: Any) -> None:
-        client.setblocking(1)
+        client.setblocking(True)
         parser = http.get_parser(self.cfg, client, addr)
         req = None
         try:
@@ -183,7 +181,7 @@ class GeventWorker(_GeventWorker):
                 AsyncWorker.handle_request(self, listener_name, req, client, addr)
         except StopIteration:
             _linger(client, parser)  # a response that closes the connection was sent (gunicorn's own rule)
-        except (http.errors.NoMoreData, gevent.GreenletExit):
+        except (NoMoreData, gevent.GreenletExit):
             pass  # the connection is over: closed by the client, or killed after the graceful timeout
         except OSError as error:
             if error.errno not in (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN):

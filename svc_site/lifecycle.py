@@ -19,10 +19,6 @@ from catalog import runtime
 from catalog.pages import views as catalog_views
 from oaipmh import views as oai_views
 from svc_site import profiling, telemetry
-from svc_site.server import GRACEFUL_TIMEOUT
-
-# After a reload, the old workers may answer from the old data until they stop (gunicorn ends them then).
-RELOAD_DRAIN = GRACEFUL_TIMEOUT + 1
 
 
 def post_fork(_server: Any, _worker: Any) -> None:
@@ -44,7 +40,7 @@ def on_reload(_arbiter: Any) -> None:
     the old catalogue, and ``pre_fork`` freezes the new one again.
     """
     gc.unfreeze()
-    if runtime.reload(RELOAD_DRAIN):
+    if runtime.reload():
         warm_up()
 
 

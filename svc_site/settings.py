@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -61,7 +62,7 @@ TEMPLATES = [
     }
 ]
 
-DATABASES: dict = {}
+DATABASES: dict[str, dict[str, Any]] = {}
 USE_TZ = True
 TIME_ZONE = "UTC"
 LANGUAGE_CODE = "en"

@@ -18,17 +18,22 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from wsgiref.util import request_uri
 
 from catalog import runtime
+from catalog.domain.ledger import iso_time as ledger_iso_time
 from catalog.runtime import Untraced
 from catalog.web.client import request_client
 from svc_site.config import Config, parse_resource_attributes
 from svc_site.privacy import anonymize, redact_query
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication, WSGIEnvironment
+    from opentelemetry.trace import Span
 
 DEFAULT_SERVICE_NAME = "svc"
 EXPORT_TIMEOUT_SECONDS = 5.0
@@ -138,7 +143,7 @@ def start_master(config: Config) -> None:
         runtime.use_telemetry(MasterTelemetry())
 
 
-def instrument_wsgi(app: Callable, config: Config) -> Callable:
+def instrument_wsgi(app: WSGIApplication, config: Config) -> WSGIApplication:
     """Wrap the WSGI app in a server span per request, or return it unchanged.
 
     The span is opened around the whole WSGI call, so every line Django logs
@@ -150,10 +155,11 @@ def instrument_wsgi(app: Callable, config: Config) -> Callable:
         return app
     from opentelemetry.instrumentation.wsgi import OpenTelemetryMiddleware
     from opentelemetry.metrics import NoOpMeterProvider
+    from opentelemetry.sdk.trace import ReadableSpan
 
     trusted_hops = config.trusted_proxy_hops
 
-    def privacy_hook(span: Any, environ: dict) -> None:
+    def privacy_hook(span: Span, environ: WSGIEnvironment) -> None:
         """Overwrite the attributes that would carry personal data: the raw query and the peer address.
 
         ``client.address`` becomes the client's network behind the trusted proxies, as in the access log.
@@ -170,7 +176,7 @@ def instrument_wsgi(app: Callable, config: Config) -> Callable:
             "url.full": url,
             "net.peer.ip": anonymize(environ.get("REMOTE_ADDR", "")),
         }
-        present = span.attributes
+        present = (span.attributes if isinstance(span, ReadableSpan) else None) or {}  # a recording span is the SDK's
         for key, value in replacements.items():
             if key in present:
                 span.set_attribute(key, value)
@@ -227,6 +233,15 @@ def start_worker(config: Config) -> None:
         unit="{entity}",
         description="Entities in the served catalogue, by kind.",
     )
+    meter.create_observable_gauge(
+        "svc.release.late",
+        callbacks=[observe_release_lateness],
+        unit="s",
+        description=(
+            "How long after its activation time this replica may have answered from the release before the one it"
+            " serves (0: it switched in time); docs/oai-pmh.md, Incremental harvesting."
+        ),
+    )
 
     worker = WorkerTelemetry(tracer=tracer_provider.get_tracer("svc"), request_duration=request_duration)
     worker.providers += [tracer_provider, meter_provider]
@@ -266,6 +281,16 @@ def _observe_catalog(_options: Any) -> Iterator[Any]:
     catalog = runtime.current()
     for kind, count in catalog.counts().items() if catalog else ():
         yield Observation(count, {"svc.catalog.kind": kind})
+
+
+def observe_release_lateness(_options: Any) -> Iterator[Any]:
+    """The served release's lateness on this replica, with the release's activation time."""
+    from opentelemetry.metrics import Observation
+
+    state = runtime.state()
+    view = state.catalog.ledger if state.catalog is not None else None
+    if view is not None and view.activation is not None:
+        yield Observation(state.late_by, {"svc.release.activation": ledger_iso_time(view.activation)})
 
 
 def shutdown() -> None:

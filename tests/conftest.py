@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import threading
 import time
 import urllib.request
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
     from catalog.domain.model import Catalog
     from tests.image_support import Image
 
@@ -33,15 +38,112 @@ _SHARED_NEEDS = {
 }
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
+# What a test may need besides Python, svc and the data: one pytest marker each (registered in pyproject.toml).
+# `scripts/test --quick` leaves out the tests marked with any of them (docs/testing.md).
+RESOURCES = ("browser", "container", "nginx", "redis")
+# Fixtures that bring a resource: a test using one (directly or through another fixture) is marked with it.
+RESOURCE_FIXTURES = {"browser": "browser", "svc_image": "container", "redis": "redis", "redis_url": "redis"}
+# Programs that are a resource: a test that starts one without its marker fails (the marks stay honest).
+RESOURCE_PROGRAMS = {
+    "redis-server": "redis",
+    "nginx": "nginx",
+    "chromium": "browser",
+    "podman": "container",
+    "build-image": "container",
+}
+
+
+@dataclasses.dataclass
+class RunNames:
+    """What tells this run apart from any other on the host: names of images, containers, shared files."""
+
+    id: str = ""  # the same in every xdist worker of the run
+    worker: str = "main"  # this process: "main" without xdist, else gw0, gw1, ...
+
+    def name(self, what: str) -> str:
+        """A name unique to this run and this worker (a container's, a file's)."""
+        return f"svc-test-{self.id}-{self.worker}-{what}"
+
+    @property
+    def image_ref(self) -> str:
+        """The image this run builds and tests: its own tag, never the host-wide localhost/svc:latest."""
+        return f"localhost/svc-test:{self.id}"
+
+    @property
+    def shared_dir(self) -> Path:
+        """A directory the workers of this run share (its image build's lock and result)."""
+        path = Path(os.environ.get("TMPDIR") or "/tmp") / f"svc-test-run-{self.id}"
+        path.mkdir(exist_ok=True)
+        return path
+
+
+RUN = RunNames()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    worker_input: dict[str, Any] | None = getattr(config, "workerinput", None)
+    if worker_input is not None:  # an xdist worker: the controller's id
+        RUN.id, RUN.worker = worker_input["testrunuid"][:12], worker_input["workerid"]
+    else:
+        RUN.id = uuid.uuid4().hex[:12]
+        if getattr(config.option, "testrunuid", "") is None:  # xdist: its workers get the same id
+            config.option.testrunuid = RUN.id
+    sys.addaudithook(_audit)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with the resources its fixtures bring (its module's own marks come with it)."""
+    for item in items:
+        for fixture in getattr(item, "fixturenames", ()):  # the whole closure: fixtures of fixtures too
+            resource = RESOURCE_FIXTURES.get(fixture)
+            if resource is not None and item.get_closest_marker(resource) is None:
+                item.add_marker(resource)
+
+
+_started: set[str] = set()  # the resources the current test started
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event != "subprocess.Popen":
+        return
+    executable, argv = args[0], args[1]
+    argv = [argv] if isinstance(argv, (str, bytes, os.PathLike)) else list(argv)
+    program = os.path.basename(os.fsdecode(executable or argv[0]))
+    resource = RESOURCE_PROGRAMS.get(program)
+    if resource is None and any("playwright" in os.fsdecode(arg) for arg in argv):
+        resource = "browser"  # Playwright's driver, which starts Chromium
+    if resource is not None:
+        _started.add(resource)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     """Fail, saying what is missing, a test whose module uses ../shared when it is not there.
 
     Collection never touches ../shared, so the rest of the suite runs without it.
     """
-    source = Path(str(item.fspath)).read_text(encoding="utf-8")
+    _started.clear()
+    source = _source(str(item.fspath))
     for directory, names in _SHARED_NEEDS.items():
         if not directory.is_dir() and any(name in source for name in names):
             pytest.fail(f"this test needs {directory}, which is missing (check out ../shared beside the repository)")
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Fail a test that started a resource (its fixtures included) without the resource's marker."""
+    result = yield
+    unmarked = sorted(resource for resource in _started if item.get_closest_marker(resource) is None)
+    if unmarked:
+        marks = ", ".join(f"@pytest.mark.{resource}" for resource in unmarked)
+        pytest.fail(f"this test starts {', '.join(unmarked)} but is not marked {marks} (tests/conftest.py RESOURCES)")
+    return result
+
+
+@functools.cache
+def _source(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8")
 
 
 def free_port() -> int:
@@ -132,6 +234,83 @@ def stop_server(server: Server) -> str:
     return server.finish()
 
 
+# Debian's Chromium, as the browser tests drive it (Playwright).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+WITHDRAWN = "0A1F"  # a sample project without records, withdrawn for withdrawn_server
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Chromium, launched once per worker for every browser test; each test opens a context of its own."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def e2e_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The real corpus served to the browser tests: one per worker, read only, shared by their modules."""
+    site_root = tmp_path_factory.mktemp("site")
+    running = start_server(CORPUS_DIR, {"FRAMEWORK_SITE_ROOT": str(site_root), "SVC_WORKERS": "1"})
+    yield running
+    stop_server(running)
+
+
+@pytest.fixture(scope="session")
+def withdrawn_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The sample data, stamped, then one project removed and stamped again: its page answers 410."""
+    data_dir = tmp_path_factory.mktemp("withdrawn") / "data"
+    shutil.copytree(SAMPLE_DIR, data_dir)
+    assert run_svc("stamp", str(data_dir)).returncode == 0
+    next((data_dir / "projects").glob(f"{WITHDRAWN}_*.json")).unlink()
+    assert run_svc("stamp", str(data_dir)).returncode == 0
+    running = start_server(data_dir, {"FRAMEWORK_SITE_ROOT": str(tmp_path_factory.mktemp("site")), "SVC_WORKERS": "1"})
+    yield running
+    stop_server(running)
+
+
+def once_per_run(name: str, make: Callable[[Path], None]) -> Path:
+    """The directory ``name`` of this run, made by ``make`` by the first worker that asks (the others wait for it)."""
+    import fcntl
+
+    made = RUN.shared_dir / name
+    with (RUN.shared_dir / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
+        if not made.is_dir():
+            partial = RUN.shared_dir / f"{name}.partial"
+            shutil.rmtree(partial, ignore_errors=True)
+            make(partial)
+            partial.rename(made)
+    return made
+
+
+@pytest.fixture(scope="session")
+def stamped_corpus() -> Path:
+    """A copy of the real corpus stamped once (`svc stamp --activate-in 0`) for the whole run: read it, never change it.
+
+    A test that changes its data stamps a copy of its own.
+    """
+
+    def stamp(data_dir: Path) -> None:
+        shutil.copytree(CORPUS_DIR, data_dir, ignore=shutil.ignore_patterns(".svc"))
+        result = run_svc("stamp", str(data_dir), "--activate-in", "0")
+        assert result.returncode == 0, result.stderr
+
+    return once_per_run("stamped-corpus", stamp)
+
+
 @pytest.fixture(scope="session")
 def corpus_server() -> Iterator[Server]:
     server = start_server(CORPUS_DIR)
@@ -204,7 +383,19 @@ def install_catalog() -> Iterator:
 
 @pytest.fixture(scope="session")
 def svc_image() -> Image:
-    """The container image, built once per session with local bases (tests/image_support.py)."""
-    from tests.image_support import IMAGE_CACHE, build_image
+    """The container image, tagged for this run and built once for all its workers, with local bases
+    (tests/image_support.py); untagged when the run ends."""
+    from tests.image_support import IMAGE_CACHE, image_of_the_run
 
-    return build_image(IMAGE_CACHE)
+    return image_of_the_run(IMAGE_CACHE, RUN.image_ref, RUN.shared_dir)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The run's image tag, containers and shared directory go (by the controller, once every worker is done)."""
+    if hasattr(session.config, "workerinput") or not RUN.id:
+        return
+    shared = RUN.shared_dir
+    from tests.image_support import IMAGE_CACHE, remove_run_images_and_containers
+
+    remove_run_images_and_containers(IMAGE_CACHE, shared, f"svc-test-{RUN.id}-")
+    shutil.rmtree(shared, ignore_errors=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import http.client
 import json
 import os
@@ -39,19 +40,66 @@ class Image:
         return int(self.podman("image", "inspect", "--format", "{{.Size}}", self.ref).stdout)
 
 
-def build_image(cache: Path) -> Image:
-    """Build the image, or skip when no container engine can run on this machine (and say why)."""
+def podman_env(cache: Path) -> dict[str, str]:
+    """The environment of podman as scripts/build-image runs it (its containers.conf)."""
+    return {**os.environ, "SVC_IMAGE_CACHE": str(cache), "CONTAINERS_CONF": str(cache / "containers.conf")}
+
+
+def build_image(cache: Path, ref: str) -> Image:
+    """Build the image tagged ``ref``, or skip when no container engine can run on this machine (and say why)."""
     if shutil.which("podman") is None:
         pytest.skip("no container engine: podman is not installed (apt-get install -y podman runc mmdebstrap)")
-    env = {**os.environ, "SVC_IMAGE_CACHE": str(cache)}
-    env.pop("CONTAINERS_CONF", None)  # scripts/build-image writes the one that works here
+    env = podman_env(cache)
+    env.pop("CONTAINERS_CONF")  # scripts/build-image writes the one that works here
     started = time.monotonic()
-    build = subprocess.run([BUILD_IMAGE, "--local-bases"], env=env, capture_output=True, text=True, timeout=1800)
+    build = subprocess.run(
+        [BUILD_IMAGE, "--local-bases", "--tag", ref], env=env, capture_output=True, text=True, timeout=1800
+    )
     if build.returncode != 0 and "cannot run here" in build.stderr:
         pytest.skip(f"no container engine can run here: {build.stderr.strip()}")
     assert build.returncode == 0, build.stderr[-4000:]
-    env["CONTAINERS_CONF"] = str(cache / "containers.conf")
-    return Image(build.stdout.splitlines()[-1], env, time.monotonic() - started)
+    return Image(build.stdout.splitlines()[-1], podman_env(cache), time.monotonic() - started)
+
+
+def image_of_the_run(cache: Path, ref: str, shared: Path) -> Image:
+    """The image of this test run, built by the first worker that asks; the others wait for it (a file lock).
+
+    ``shared`` is the run's own directory; the build's outcome (the image, or
+    why none can be built here) is kept there for the other workers.
+    """
+    outcome = shared / "image.json"
+    with (shared / "image.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
+        if not outcome.exists():
+            try:
+                built = build_image(cache, ref)
+            except pytest.skip.Exception as skipped:
+                outcome.write_text(json.dumps({"skip": skipped.msg}))
+                raise
+            outcome.write_text(json.dumps({"ref": built.ref, "build_seconds": built.build_seconds}))
+            return built
+        known = json.loads(outcome.read_text())
+    if "skip" in known:
+        pytest.skip(known["skip"])
+    return Image(known["ref"], podman_env(cache), known["build_seconds"])
+
+
+def remove_run_images_and_containers(cache: Path, shared: Path, container_prefix: str) -> None:
+    """Untag the run's image (its layers stay in the cache for the next build) and remove the run's containers."""
+    outcome = shared / "image.json"
+    if shutil.which("podman") is None or not outcome.exists():
+        return
+    env = podman_env(cache)
+
+    def podman(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["podman", *args], env=env, capture_output=True, text=True, timeout=120)
+
+    names = podman("ps", "--all", "--format", "{{.Names}}", "--filter", f"name=^{container_prefix}").stdout.split()
+    if names:
+        podman("rm", "--force", "--time", "0", *names)
+    ref = json.loads(outcome.read_text()).get("ref")
+    if ref:
+        podman("untag", ref)
 
 
 @dataclasses.dataclass

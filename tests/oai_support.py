@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import contextlib
 import dataclasses
 import json
@@ -19,6 +20,7 @@ from catalog import runtime
 from catalog.domain.loader import load_catalog
 from catalog.domain.model import Catalog
 from tests.conftest import SHARED_SCHEMAS_DIR
+from tests.http_support import wait_until_read_by_server
 
 SCHEMAS = SHARED_SCHEMAS_DIR
 OAI = "http://www.openarchives.org/OAI/2.0/"
@@ -173,6 +175,16 @@ def request_in_flight(base_url: str) -> Iterator[None]:
             f"POST {OAI_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
             "Content-Length: 13\r\n\r\nverb=".encode()
         )
-        time.sleep(0.5)  # the view has started and waits for the rest of the body
+        wait_until_read_by_server(sock)  # the view has started and waits for the rest of the body
         yield
         sock.sendall(b"Identify")
+
+
+def wait_past_second(response_date: str, deadline: float = 10) -> None:
+    """Until this machine's clock is past the second an OAI-PMH ``responseDate`` names (what follows is dated later)."""
+    second = calendar.timegm(time.strptime(response_date, "%Y-%m-%dT%H:%M:%SZ"))
+    end = time.monotonic() + deadline
+    while time.time() < second + 1:
+        if time.monotonic() > end:
+            raise TimeoutError(f"the clock did not pass {response_date} within {deadline} s")
+        time.sleep(0.01)

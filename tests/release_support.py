@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -26,16 +27,23 @@ from oaipmh_scythe import Scythe
 from sickle import Sickle
 from sickle.oaiexceptions import NoRecordsMatch
 
+from bench.run import activation_of
+
 SVC = str(Path(sys.executable).parent / "svc")
 OAI_PATH = "/dpe/oai"
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 PREFIXES = ("oai_dc", "oai_datacite")
 
 
-def stamp(data_dir: Path, activate_in: int = 0) -> str:
+# How far ahead a release is stamped when a running replica is to switch to it: it must load the release
+# before its activation time (docs/oai-pmh.md, rule 2), even on a busy machine.
+RELEASE_LEAD = 40
+
+
+def stamp(data_dir: Path, activate_in: int = 0, *options: str) -> str:
     """``svc stamp`` as the publishing pipeline runs it; its summary line."""
     result = subprocess.run(
-        [SVC, "stamp", str(data_dir), "--activate-in", str(activate_in)],
+        [SVC, "stamp", str(data_dir), "--activate-in", str(activate_in), *options],
         capture_output=True,
         text=True,
         timeout=600,
@@ -70,13 +78,63 @@ def reload(process: subprocess.Popen, output: Callable[[], str], base_url: str, 
     return said
 
 
+def publish(
+    data_dir: Path, process: subprocess.Popen, output: Callable[[], str], base_url: str, lead: int = RELEASE_LEAD
+) -> str:
+    """A release as svc's docs publish it to a running replica: stamp ahead, SIGHUP, wait until it is served.
+
+    Returns the stamp's summary line.
+    """
+    summary = stamp(data_dir, lead)
+    switch(summary, process, output, base_url, timeout=lead + 300)
+    return summary
+
+
+def switch(summary: str, process: subprocess.Popen, output: Callable[[], str], base_url: str, timeout: float) -> None:
+    """SIGHUP a replica with a release stamped ahead (``summary``), and wait until it serves it, at its activation.
+
+    The replica must load the release before its activation time: not late.
+    """
+    said = reload(process, output, base_url, timeout=timeout)
+    loaded = re.search(r"loaded data version (\w+) \(serving", said)
+    assert loaded, said
+    activation = activation_of(summary)
+    end = time.monotonic() + timeout
+    while data_version(base_url) != loaded.group(1) or time.time() < activation:
+        if time.monotonic() > end:
+            raise TimeoutError(f"release {loaded.group(1)} not served by {summary}")
+        time.sleep(0.2)
+    assert "after its activation time" not in output()
+
+
+def wait_until_served(oai_url: str, timeout: float) -> None:
+    """Wait until the OAI-PMH endpoint answers (a start before its release's activation answers 503 until then)."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{oai_url}?verb=Identify", timeout=60):
+                return
+        except urllib.error.HTTPError as error:
+            if error.code != 503 or time.monotonic() > end:
+                raise
+        time.sleep(0.2)
+
+
 def _reload_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if re.search(r"(re)?loaded data version|reload refused", line)]
 
 
-def data_version(base_url: str) -> str:
-    with urllib.request.urlopen(f"{base_url}{OAI_PATH}?verb=Identify", timeout=60) as response:
-        return response.headers["X-Data-Version"]
+def data_version(base_url: str, timeout: float = 60) -> str:
+    """The data version OAI-PMH answers from; a 503 (a worker a reload replaced, on a newer release) is retried."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base_url}{OAI_PATH}?verb=Identify", timeout=60) as response:
+                return response.headers["X-Data-Version"]
+        except urllib.error.HTTPError as error:
+            if error.code != 503 or time.monotonic() > end:
+                raise
+        time.sleep(0.1)
 
 
 def response_date(oai_url: str) -> str:
@@ -269,9 +327,9 @@ class InterruptedReport:
 
 
 def interrupted_harvest(
-    data_dir: Path, base_url: str, reload_server: Callable[[], str], shortcode: str, person: str
+    data_dir: Path, base_url: str, release: Callable[[], object], shortcode: str, person: str
 ) -> InterruptedReport:
-    """Harvest everything with Sickle while two releases land (stamp, SIGHUP), then incrementally.
+    """Harvest everything with Sickle while two releases land (``release``: stamp, SIGHUP), then incrementally.
 
     The cursor is inside the records of ``shortcode`` when the releases land:
     each changes and withdraws records behind it and ahead of it, the first
@@ -299,8 +357,7 @@ def interrupted_harvest(
         return [record for pid, record in by_pid.items() if pid not in (behind[3], ahead[6])] + [added]
 
     edit_json(path, release_one)
-    stamp(data_dir)
-    reload_server()
+    release()
     harvest.take(len(pids) // 3)
 
     def release_two(records: list) -> list:
@@ -311,8 +368,7 @@ def interrupted_harvest(
 
     edit_json(path, release_two)
     edit_json(data_dir / "persons" / f"{person}.json", lambda value: value.update(givenNames=["Renamed"]))
-    stamp(data_dir)
-    reload_server()
+    release()
     harvest.finish()
 
     after = snapshot(oai_url)

@@ -336,9 +336,12 @@ def test_a_stamp_whose_reading_process_is_killed_exits_2_instead_of_waiting_for_
         [SVC, "stamp", str(data_dir), "--activate-in", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        while not (children := _children(stamp.pid)) and stamp.poll() is None:
+        deadline = time.monotonic() + 120
+        while (reader := _reader_of(stamp.pid, data_dir / "records")) is None:
+            assert stamp.poll() is None, "the stamp ended before any process was seen reading a records file"
+            assert time.monotonic() < deadline, "no process read a records file within 120 s"
             time.sleep(0.01)
-        os.kill(children[0], signal.SIGKILL)
+        os.kill(reader, signal.SIGKILL)  # it has a records file open: its project is not done
         _, stderr = stamp.communicate(timeout=120)
     finally:
         stamp.kill()
@@ -346,6 +349,23 @@ def test_a_stamp_whose_reading_process_is_killed_exits_2_instead_of_waiting_for_
     assert "a process reading the records ended before it was done" in stderr and "ledger is unchanged" in stderr
     assert "Traceback" not in stderr
     assert not (data_dir / LEDGER_PATH).exists()
+
+
+def _reader_of(stamp_pid: int, records_dir: Path) -> int | None:
+    """A child of the stamp that has a file of ``records_dir`` open: one of the processes reading the records."""
+    for child in _children(stamp_pid):
+        try:
+            descriptors = list(Path(f"/proc/{child}/fd").iterdir())
+        except OSError:
+            continue  # ended meanwhile
+        for descriptor in descriptors:
+            try:
+                target = os.readlink(descriptor)
+            except OSError:
+                continue  # closed meanwhile
+            if target.startswith(f"{records_dir}/"):
+                return child
+    return None
 
 
 def _children(pid: int) -> list[int]:

@@ -59,6 +59,7 @@ def violations(data: Graph, name: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow  # SHACL over the whole catalogue: 10 to 20 s each
 @pytest.mark.parametrize("extension", FORMATS)
 def test_each_serialisation_has_no_violation_of_dcat_ap_or_dcat_ap_ch(corpus_server, extension: str) -> None:
     media_type, rdflib_format = FORMATS[extension]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.test_e2e_browser import AXE, WCAG_21_AA, browser, expect_hidden, server  # noqa: F401 (fixtures)
+from tests.test_e2e_browser import AXE, WCAG_21_AA, expect_hidden, server  # noqa: F401 (fixtures)
 
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
@@ -52,7 +52,7 @@ def viewport(request) -> dict:
 
 
 @pytest.fixture(params=[pytest.param(True, id="js"), pytest.param(False, id="nojs")])
-def page(request, browser: Browser, viewport: dict) -> Iterator[Page]:  # noqa: F811
+def page(request, browser: Browser, viewport: dict) -> Iterator[Page]:
     context = browser.new_context(java_script_enabled=request.param, **viewport)
     opened = context.new_page()
     problems: list[str] = []

@@ -12,20 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.conftest import CORPUS_DIR, PROJECT_ROOT, Server, start_server, stop_server
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 AXE = PROJECT_ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
@@ -37,20 +27,10 @@ def expect_hidden(locator: Locator, count: int = 1) -> None:
         expect(locator.nth(index)).to_be_hidden()
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    site_root = tmp_path_factory.mktemp("site")
-    running = start_server(CORPUS_DIR, {"FRAMEWORK_SITE_ROOT": str(site_root), "SVC_WORKERS": "1"})
-    yield running
-    stop_server(running)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+@pytest.fixture
+def server(e2e_server: Server) -> Server:
+    """The corpus served for the browser tests (tests/conftest.py: one per worker, shared by their modules)."""
+    return e2e_server
 
 
 @pytest.fixture

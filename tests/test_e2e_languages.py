@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.test_e2e_browser import AXE, WCAG_21_AA, browser, server  # noqa: F401 (fixtures)
+from tests.test_e2e_browser import AXE, WCAG_21_AA, server  # noqa: F401 (fixtures)
 
 
 @pytest.fixture(params=[pytest.param(True, id="js"), pytest.param(False, id="nojs")])
-def page(request, browser: Browser) -> Iterator[Page]:  # noqa: F811
+def page(request, browser: Browser) -> Iterator[Page]:
     context = browser.new_context(java_script_enabled=request.param, locale="en-GB")
     opened = context.new_page()
     problems: list[str] = []
@@ -127,7 +127,7 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 320, "hei
     ],
 )
 def test_axe_finds_no_violation_in_either_colour_scheme_on_a_desktop_or_a_phone(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     server,  # noqa: F811
     path: str,
     language: str,

@@ -9,16 +9,14 @@ under mobile emulation. Run with ``-s`` to see each page's widest scroll width.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser
 
-from tests.conftest import SAMPLE_DIR, Server, run_svc, start_server, stop_server
-from tests.test_e2e_browser import browser, server  # noqa: F401 (fixtures)
+from tests.conftest import WITHDRAWN, Server  # WITHDRAWN: a sample project without records
+from tests.test_e2e_browser import server  # noqa: F401 (fixtures)
 
-WITHDRAWN = "0A1F"  # a sample project without records
 WIDTHS = (320, 390)
 LANGUAGES = ("en", "de", "fr", "it")
 PAGES = (
@@ -61,11 +59,11 @@ def in_language(path: str, language: str) -> str:
 
 
 @pytest.fixture(params=WIDTHS, ids=[f"{width}px" for width in WIDTHS])
-def phone(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[int, Browser]]:  # noqa: F811
+def phone(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[int, Browser]]:
     yield request.param, browser
 
 
-def scroll_width(browser: Browser, url: str, width: int) -> tuple[int, list[str]]:  # noqa: F811
+def scroll_width(browser: Browser, url: str, width: int) -> tuple[int, list[str]]:
     context = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True, has_touch=True)
     try:
         page = context.new_page()
@@ -87,19 +85,6 @@ def test_no_page_scrolls_sideways_on_a_phone(
     widest, sticking_out = scroll_width(chromium, server.base_url + in_language(path, language), width)
     print(f"REFLOW\t{path}\t{language}\t{width}\t{widest}")
     assert widest <= width, sticking_out
-
-
-@pytest.fixture(scope="module")
-def withdrawn_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """The sample data, stamped, then one project removed and stamped again: its page answers 410."""
-    data_dir = tmp_path_factory.mktemp("withdrawn") / "data"
-    shutil.copytree(SAMPLE_DIR, data_dir)
-    assert run_svc("stamp", str(data_dir)).returncode == 0
-    next((data_dir / "projects").glob(f"{WITHDRAWN}_*.json")).unlink()
-    assert run_svc("stamp", str(data_dir)).returncode == 0
-    running = start_server(data_dir, {"FRAMEWORK_SITE_ROOT": str(tmp_path_factory.mktemp("site")), "SVC_WORKERS": "1"})
-    yield running
-    stop_server(running)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -21,8 +21,8 @@ import pytest
 from playwright.sync_api import Browser
 
 from tests.conftest import PROJECT_ROOT, Server
-from tests.test_e2e_browser import browser, server  # noqa: F401 (fixtures)
-from tests.test_e2e_reflow import PAGES, WITHDRAWN, in_language, withdrawn_server  # noqa: F401
+from tests.test_e2e_browser import server  # noqa: F401 (fixtures)
+from tests.test_e2e_reflow import PAGES, WITHDRAWN, in_language
 
 TRANSLATED = ("de", "fr", "it")
 # A message this long (letters, without placeholders) is also looked for inside longer texts; a shorter
@@ -91,7 +91,7 @@ def english_messages(language: str) -> tuple[tuple[str, re.Pattern[str], bool], 
     return tuple(messages)
 
 
-def english_left(browser: Browser, url: str, language: str) -> list[tuple[str, str]]:  # noqa: F811
+def english_left(browser: Browser, url: str, language: str) -> list[tuple[str, str]]:
     """(message, the text it was found in) for every English interface text on the page."""
     context = browser.new_context()
     try:
@@ -124,7 +124,7 @@ def test_no_english_interface_text_in_a_translated_page(browser: Browser, server
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
-def test_no_english_interface_text_on_the_withdrawn_page(browser: Browser, withdrawn_server: Server, language: str):  # noqa: F811
+def test_no_english_interface_text_on_the_withdrawn_page(browser: Browser, withdrawn_server: Server, language: str):
     found = english_left(browser, withdrawn_server.base_url + in_language(f"/projects/{WITHDRAWN}", language), language)
     print(f"UNTRANSLATED\t/projects/{WITHDRAWN} (410)\t{language}\t{len(found)}")
     assert found == []

@@ -35,6 +35,8 @@ from tests.conftest import CORPUS_DIR
 CLIENTS = 6  # sequential harvesters loading the proxy, each from its own address
 
 pytestmark = [
+    pytest.mark.nginx,
+    pytest.mark.redis,
     pytest.mark.slow,  # three replicas of the real corpus, a replica killed and restarted, a release rolled
     pytest.mark.skipif(not Path(NGINX).exists(), reason="Debian's nginx is not installed"),
 ]
@@ -119,5 +121,6 @@ def test_a_release_rolled_through_the_fleet_under_load_costs_clients_no_request(
 
     assert result.load.errors == []
     assert result.log_errors == []  # a reload is INFO: no ERROR line, no traceback
+    assert result.late == []  # every replica loaded the release before its activation time, and switched then
     assert result.version != before
     assert result.serving == {replica.name: result.version for replica in fleet.replicas}

@@ -88,6 +88,7 @@ def crawl(server: Server, language: str) -> dict[str, tuple[Reply, set[str]]]:
     return pages
 
 
+@pytest.mark.slow  # every page of the sample data crawled, its links followed: 10 s per language
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_internal_link_stays_in_the_page_language(server: Server, language: str) -> None:
     pages = crawl(server, language)

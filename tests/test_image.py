@@ -12,13 +12,14 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 import yaml
 
-from tests.conftest import CORPUS_DIR, PROJECT_ROOT, free_port
+from tests.conftest import CORPUS_DIR, PROJECT_ROOT, RUN, free_port
 from tests.image_support import BUILD_IMAGE, Container, Image, image_config, pss_mib, run_container
 from tests.oai_support import NS, OAI_PATH, parse_valid
 from tests.ops_support import mapped_files, write_data_set
@@ -28,7 +29,7 @@ NOBODY = "65534"
 
 @pytest.fixture(scope="module")
 def corpus_container(svc_image: Image) -> Iterator[Container]:
-    container = run_container(svc_image, "svc-test-corpus", free_port(), "--volume", f"{CORPUS_DIR}:/data:ro")
+    container = run_container(svc_image, RUN.name("corpus"), free_port(), "--volume", f"{CORPUS_DIR}:/data:ro")
     try:
         container.wait_healthy()
         yield container
@@ -98,6 +99,14 @@ def test_read_only_root_serves_the_corpus(corpus_container: Container):
     assert records and all(record.find("o:metadata/oai_dc:dc", NS) is not None for record in records)
 
 
+def test_the_labels_name_svcs_version_the_commit_and_the_repository(svc_image: Image):
+    labels = image_config(svc_image)["Labels"]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
+    assert labels["org.opencontainers.image.version"] == version("svc")
+    assert labels["org.opencontainers.image.revision"] == head.stdout.strip()
+    assert labels["org.opencontainers.image.source"]  # SVC_IMAGE_SOURCE, else the git remote origin, else "unknown"
+
+
 def test_image_healthcheck_passes(corpus_container: Container):
     assert corpus_container.inspect("{{json .Config.Healthcheck.Test}}") == '["CMD","/opt/svc/bin/svc","healthcheck"]'
     check = corpus_container.image.podman("healthcheck", "run", corpus_container.name, check=False)
@@ -118,7 +127,7 @@ def test_the_compose_service_serves_and_passes_its_probe_in_the_image(svc_image:
     data = readable_by_all(write_data_set(tmp_path / "data", ["0001"]))
     environment = [f"--env={name}={value}" for name, value in service["environment"].items() if name != "SVC_CACHE_URL"]
     container = run_container(
-        svc_image, "svc-test-compose", free_port(), "--volume", f"{data}:{target}:ro", *environment
+        svc_image, RUN.name("compose"), free_port(), "--volume", f"{data}:{target}:ro", *environment
     )
     try:
         container.wait_healthy()  # the image finds its data where compose mounts it
@@ -148,7 +157,7 @@ def test_sighup_reloads_the_data_and_sigterm_stops_gracefully(svc_image: Image, 
     readable_by_all(releases)  # the bind mount's own modes count for uid 65534, not its parents'
     (releases / "current").symlink_to("r1")
     container = run_container(
-        svc_image, "svc-test-reload", free_port(),
+        svc_image, RUN.name("reload"), free_port(),
         "--volume", f"{releases}:/data:ro", "--env", "SVC_DATA_DIR=/data/current",
     )  # fmt: skip
     try:
@@ -175,7 +184,7 @@ def test_sighup_reloads_the_data_and_sigterm_stops_gracefully(svc_image: Image, 
 
 
 def test_without_data_it_stops_at_once_naming_the_directory(svc_image: Image):
-    name = "svc-test-no-data"
+    name = RUN.name("no-data")
     svc_image.podman("rm", "--force", name, check=False)
     svc_image.podman("run", "--detach", "--name", name, "--read-only", svc_image.ref)
     try:
@@ -193,7 +202,9 @@ def test_a_rebuild_reuses_the_bases_and_every_layer(svc_image: Image):
     image_id = svc_image.podman("image", "inspect", "--format", "{{.Id}}", svc_image.ref).stdout
     env = {**svc_image.env}
     env.pop("CONTAINERS_CONF")
-    rebuild = subprocess.run([BUILD_IMAGE, "--local-bases"], env=env, capture_output=True, text=True, timeout=900)
+    rebuild = subprocess.run(
+        [BUILD_IMAGE, "--local-bases", "--tag", svc_image.ref], env=env, capture_output=True, text=True, timeout=900
+    )
     assert rebuild.returncode == 0, rebuild.stderr[-4000:]
     assert "mmdebstrap" not in rebuild.stderr  # no base made again
     assert rebuild.stdout.splitlines()[-1] == svc_image.ref

@@ -12,17 +12,22 @@ import hashlib
 import http.client
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
+from lxml import etree
 
-from tests.conftest import CORPUS_DIR, PROJECT_ROOT
+from tests.conftest import CORPUS_DIR, PROJECT_ROOT, RUN
 from tests.image_support import IMAGE_CACHE, Image
+from tests.release_support import activation_of, edit_json, records_file, stamp
 
 KUBERNETES = PROJECT_ROOT / "deploy" / "kubernetes"
 KUSTOMIZATIONS = sorted(path.parent for path in KUBERNETES.rglob("kustomization.yaml"))
@@ -104,7 +109,7 @@ def test_the_deployment_is_locked_down_and_probed(rendered: dict[str, Path]):
 
 
 def test_a_new_data_release_rolls_the_deployment(tmp_path: Path):
-    """Only the data image changes in the pod template, so the Deployment rolls one pod at a time."""
+    """Only the data image changes in the pod template, so the Deployment replaces every pod at once."""
     release = tmp_path / "release"
     release.mkdir()
     (release / "kustomization.yaml").write_text(
@@ -117,7 +122,7 @@ def test_a_new_data_release_rolls_the_deployment(tmp_path: Path):
     )
     before = documents(render(KUBERNETES / "overlays" / "production"))[("Deployment", "svc")]
     after = documents(render(release))[("Deployment", "svc")]
-    assert before["spec"]["strategy"]["rollingUpdate"] == {"maxSurge": 1, "maxUnavailable": 0}
+    assert before["spec"]["strategy"]["rollingUpdate"] == {"maxSurge": "100%", "maxUnavailable": 0}
     new_init = after["spec"]["template"]["spec"]["initContainers"][0]
     assert new_init["image"] == "registry.example.org/svc-data@sha256:" + "3" * 64
     before["spec"]["template"]["spec"]["initContainers"][0]["image"] = new_init["image"]
@@ -126,8 +131,8 @@ def test_a_new_data_release_rolls_the_deployment(tmp_path: Path):
 
 @pytest.fixture
 def data_image(svc_image: Image) -> Iterator[str]:
-    """The corpus as a data release image (deploy/kubernetes/data.Dockerfile), tagged as the local overlay names it."""
-    ref = "localhost/svc-data:local"
+    """The corpus as a data release image (deploy/kubernetes/data.Dockerfile), tagged for this run."""
+    ref = f"localhost/svc-test-data:{RUN.id}"
     svc_image.podman(
         "build", "--format", "docker", "--file", str(KUBERNETES / "data.Dockerfile"),
         "--build-arg", f"SVC_IMAGE={svc_image.ref}", "--tag", ref, str(CORPUS_DIR), timeout=600,
@@ -136,9 +141,27 @@ def data_image(svc_image: Image) -> Iterator[str]:
     svc_image.podman("rmi", "--force", ref, check=False)
 
 
-def test_the_base_plays_with_podman(svc_image: Image, data_image: str, rendered: dict[str, Path]):
-    local = rendered["overlays/local"]
-    pod_spec = documents(local.read_text())[("Deployment", "svc")]["spec"]["template"]["spec"]
+def played_overlay(directory: Path, svc_ref: str, data_ref: str) -> Path:
+    """The local overlay with this run's images and names (two test runs on a host never share a pod)."""
+    directory.mkdir()
+    images = [
+        {"name": name, "newName": ref.rpartition(":")[0], "newTag": ref.rpartition(":")[2]}
+        for name, ref in (("localhost/svc", svc_ref), ("localhost/svc-data", data_ref))
+    ]
+    kustomization = {
+        "resources": [os.path.relpath(KUBERNETES / "overlays" / "local", directory)],
+        "nameSuffix": f"-{RUN.id}",
+        "images": images,
+    }
+    (directory / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+    played = directory / "played.yaml"
+    played.write_text(render(directory))
+    return played
+
+
+def test_the_base_plays_with_podman(svc_image: Image, data_image: str, tmp_path: Path):
+    local = played_overlay(tmp_path / "played", svc_image.ref, data_image)
+    pod_spec = documents(local.read_text())[("Deployment", f"svc-{RUN.id}")]["spec"]["template"]["spec"]
     assert [c["image"] for c in pod_spec["initContainers"] + pod_spec["containers"]] == [data_image, svc_image.ref]
 
     svc_image.podman("kube", "down", str(local), check=False)
@@ -174,3 +197,147 @@ def test_the_base_plays_with_podman(svc_image: Image, data_image: str, rendered:
         assert status == 200 and shortcode in body.decode()
     finally:
         svc_image.podman("kube", "down", str(local), check=False)
+
+
+def _play(image: Image, kustomization: Path, *options: str) -> str:
+    """``podman kube play`` of a rendered kustomization; the name of the pod it made."""
+    played = image.podman("kube", "play", *options, str(kustomization), check=False, timeout=600)
+    assert played.returncode == 0, played.stderr
+    return played.stdout.split("Pod:\n", 1)[1].split()[0]
+
+
+def _pod_address(image: Image, pod: str) -> str:
+    infra = image.podman("pod", "inspect", "--format", "{{.InfraContainerID}}", pod).stdout.strip()
+    return image.podman(
+        "inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", infra
+    ).stdout.strip()
+
+
+def _oai(address: str, query: str, deadline: float) -> tuple[int, dict[str, str], bytes]:
+    """One OAI-PMH request to a pod, waiting (until ``deadline``) for its port to open."""
+    while True:
+        try:
+            connection = http.client.HTTPConnection(address, 8080, timeout=30)
+            try:
+                connection.request("GET", f"/oai?{query}")  # the base's SVC_OAI_BASE_URL
+                response = connection.getresponse()
+                return response.status, dict(response.getheaders()), response.read()
+            finally:
+                connection.close()
+        except OSError:
+            assert time.monotonic() < deadline, f"no answer from {address}"
+            time.sleep(0.5)
+
+
+def _harvest_page(address: str, query: str, deadline: float) -> bytes:
+    """A page as a harvester gets it: a 503 is asked again after its Retry-After (OAI-PMH 2.0 §3.1.2.1)."""
+    while True:
+        status, headers, body = _oai(address, query, deadline)
+        if status != 503:
+            assert status == 200, body[:500]
+            return body
+        assert time.monotonic() < deadline, body
+        time.sleep(min(int(headers["Retry-After"]), 5))
+
+
+OAI_NS = "{http://www.openarchives.org/OAI/2.0/}"
+
+
+def _full_list(address: str, query: str, deadline: float) -> list[tuple[str, str]]:
+    """Every (identifier, datestamp) of a list, page after page."""
+    page = _harvest_page(address, query, deadline)
+    items = _items(page)
+    while token := _token(page):
+        page = _harvest_page(address, "verb=ListIdentifiers&resumptionToken=" + urllib.parse.quote(token), deadline)
+        items += _items(page)
+    return items
+
+
+def _items(body: bytes) -> list[tuple[str, str]]:
+    root = etree.fromstring(body)
+    return [
+        (header.findtext(f"{OAI_NS}identifier"), header.findtext(f"{OAI_NS}datestamp"))
+        for header in root.iter(f"{OAI_NS}header")
+    ]
+
+
+def _token(body: bytes) -> str | None:
+    found = etree.fromstring(body).find(f".//{OAI_NS}resumptionToken")
+    return found.text if found is not None and found.text else None
+
+
+def test_a_data_release_rolls_out_on_podman_and_a_harvest_goes_across_it(svc_image: Image, tmp_path: Path):
+    """Two data images, played one after the other; a ListIdentifiers list started on the first ends on the second.
+
+    The second release is stamped ahead of its activation time (as docs/operations.md says to): its pod
+    answers OAI-PMH 503 with Retry-After until then, and dates the release's one change with it.
+    """
+    run = uuid.uuid4().hex[:10]
+    data_ref = f"localhost/svc-data-{run}"
+    releases = [tmp_path / "release-1", tmp_path / "release-2"]
+    shutil.copytree(CORPUS_DIR, releases[0])
+    stamp(releases[0])
+
+    def build_and_render(release: Path, tag: str) -> Path:
+        svc_image.podman(
+            "build", "--format", "docker", "--file", str(KUBERNETES / "data.Dockerfile"),
+            "--build-arg", f"SVC_IMAGE={svc_image.ref}", "--tag", f"{data_ref}:{tag}", str(release), timeout=600,
+        )  # fmt: skip
+        overlay = tmp_path / f"overlay-{tag}"
+        overlay.mkdir()
+        (overlay / "kustomization.yaml").write_text(
+            yaml.safe_dump(
+                {
+                    "resources": [os.path.relpath(KUBERNETES / "overlays" / "local", overlay)],
+                    "namePrefix": f"t{run}-",  # a pod name of this run's own
+                    "images": [
+                        {"name": "localhost/svc-data", "newName": data_ref, "newTag": tag},
+                        {"name": "localhost/svc", "newName": svc_image.ref.rsplit(":", 1)[0],
+                         "newTag": svc_image.ref.rsplit(":", 1)[1]},
+                    ],
+                }
+            )
+        )  # fmt: skip
+        rendered = tmp_path / f"{tag}.yaml"
+        rendered.write_text(render(overlay))
+        return rendered
+
+    first = build_and_render(releases[0], "r1")
+    try:
+        pod = _play(svc_image, first)
+        deadline = time.monotonic() + 600
+        opening = _harvest_page(_pod_address(svc_image, pod), "verb=ListIdentifiers&metadataPrefix=oai_dc", deadline)
+        before_items = _items(opening)
+
+        # The next release: one record changed, stamped to activate after its image is built and rolled out.
+        shutil.copytree(releases[0], releases[1])
+        edit_json(records_file(releases[1], "0803"), lambda records: records[0].update(label={"en": "release 2"}))
+        activation = activation_of(stamp(releases[1], 180))  # the image's build and the play, on a busy machine
+        second = build_and_render(releases[1], "r2")
+        pod = _play(svc_image, second, "--replace")
+        address = _pod_address(svc_image, pod)
+        status, headers, _ = _oai(address, "verb=Identify", deadline)
+        assert time.time() < activation, "the rollout took longer than the test's --activate-in"
+        assert status == 503 and 0 < int(headers["Retry-After"]) <= activation - time.time() + 2
+
+        items = list(before_items)
+        token = _token(opening)
+        while token:  # the list started on the old pod goes on on the new one
+            page = _harvest_page(address, "verb=ListIdentifiers&resumptionToken=" + urllib.parse.quote(token), deadline)
+            items += _items(page)
+            token = _token(page)
+        fresh = _full_list(address, "verb=ListIdentifiers&metadataPrefix=oai_dc", deadline)
+        since = etree.fromstring(opening).findtext(f"{OAI_NS}responseDate")
+        incremental = _full_list(address, f"verb=ListIdentifiers&metadataPrefix=oai_dc&from={since}", deadline)
+        logs = svc_image.podman("pod", "logs", pod, check=False).stdout
+    finally:
+        for rendered in (first, tmp_path / "r2.yaml"):
+            if rendered.exists():
+                svc_image.podman("kube", "down", str(rendered), check=False)
+        svc_image.podman("rmi", "--force", f"{data_ref}:r1", f"{data_ref}:r2", check=False)
+    identifiers = [identifier for identifier, _ in items]
+    assert len(identifiers) == len(set(identifiers))  # none twice …
+    assert identifiers == [identifier for identifier, _ in fresh]  # … and none missed: what a new list gives
+    stamp_text = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(activation))
+    assert [datestamp for _, datestamp in incremental] == [stamp_text]  # exactly the change, dated with the release
+    assert "after its activation time" not in logs

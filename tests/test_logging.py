@@ -7,7 +7,6 @@ import json
 import logging
 import re
 import socket
-import time
 import urllib.parse
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from catalog.web.client import client_address
 from svc_site.privacy import anonymize, printable, redact_query
 from tests.conftest import start_server, stop_server
+from tests.http_support import wait_until_read_by_server
 from tests.ops_support import write_data_set
 
 
@@ -122,11 +122,10 @@ def test_a_client_cannot_forge_log_lines_or_leak_query_text(tmp_path, env):
                 b"POST /dpe/oai HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                 b"Content-Length: 200\r\n\r\nverb="
             )
-            time.sleep(0.5)
+            wait_until_read_by_server(slow)  # in flight: its view waits for the rest of the body
             refused = _raw_exchange(server, b"GET /dpe/oai?verb=Identify HTTP/1.1\r\nHost: x\r\n\r\n")
             assert refused.startswith(b"HTTP/1.1 503 "), refused
         # ... and that upload, aborted when the socket closed above.
-        time.sleep(0.5)
         server.wait_for_output("POST /dpe/oai")
     finally:
         output = stop_server(server)

@@ -21,7 +21,7 @@ NGINX_CLOCK = 1  # s: the granularity of nginx's freshness
 REFRESH = 1  # s: the stale answer that triggers the background refresh, and polling
 GZIP = {"Accept-Encoding": "gzip"}
 
-pytestmark = pytest.mark.skipif(not Path(NGINX).exists(), reason="Debian's nginx is not installed")
+pytestmark = [pytest.mark.nginx, pytest.mark.skipif(not Path(NGINX).exists(), reason="Debian's nginx is not installed")]
 
 
 def test_nginx_caches_what_svc_allows_and_sees_a_reload_within_max_age(tmp_path: Path):

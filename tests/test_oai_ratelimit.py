@@ -150,6 +150,7 @@ def test_replicas_share_the_limit_through_redis(redis_url):
             stop_server(replica)
 
 
+@pytest.mark.redis
 def test_an_unreachable_redis_admits_everyone_with_one_warning_per_interval(caplog: pytest.LogCaptureFixture):
     redis = Redis()
     try:
@@ -218,6 +219,7 @@ def default_limits_server():
     stop_server(server)
 
 
+@pytest.mark.slow  # the whole corpus harvested
 def test_sickle_with_default_settings_harvests_the_whole_corpus(default_limits_server):
     from sickle import Sickle
 
@@ -227,6 +229,7 @@ def test_sickle_with_default_settings_harvests_the_whole_corpus(default_limits_s
         assert len(identifiers) == len(set(identifiers)) == 4283, prefix
 
 
+@pytest.mark.slow  # the whole corpus harvested
 def test_scythe_with_default_settings_harvests_the_whole_corpus(default_limits_server):
     from oaipmh_scythe import Scythe
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import calendar
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -27,12 +26,14 @@ from tests.conftest import CORPUS_DIR, SVC, Server, free_port, start_server, sto
 from tests.oai_support import HIGH_LIMITS_ENV
 from tests.release_support import (
     OAI_PATH,
+    RELEASE_LEAD,
     changed_between,
     data_version,
     edit_json,
     interrupted_harvest,
     largest_records_file,
     make_corpus,
+    publish,
     records_file,
     reload,
     response_date,
@@ -41,6 +42,8 @@ from tests.release_support import (
     snapshot,
     stamp,
     suffix_of,
+    switch,
+    wait_until_served,
 )
 
 PROJECT_EDITED = "0102"  # its own file changes
@@ -60,16 +63,10 @@ def project_file(data_dir: Path, shortcode: str) -> Path:
 
 
 def serve(data_dir: Path, **env: str) -> Server:
-    """A server whose start is over for a harvester: the first harvest's responseDate follows the start's second.
-
-    A start dates what it serves with the second after its load (docs/oai-pmh.md, rule 2); a harvest
-    whose first responseDate fell in that second would rightly get every item again next time.
-    """
-    server = start_server(data_dir, {**HIGH_LIMITS_ENV, "SVC_WORKERS": "1", **env})
-    time.sleep(math.ceil(time.time()) + 1 - time.time())
-    return server
+    return start_server(data_dir, {**HIGH_LIMITS_ENV, "SVC_WORKERS": "1", **env})
 
 
+@pytest.mark.slow  # a corpus stamped, served and harvested around a release: a minute under load
 def test_an_incremental_harvest_gets_exactly_what_a_release_changed_also_through_linked_entities(tmp_path: Path):
     data_dir = copy_corpus(tmp_path / "data")
     stamp(data_dir)
@@ -85,11 +82,10 @@ def test_an_incremental_harvest_gets_exactly_what_a_release_changed_also_through
         project_file(data_dir, PROJECT_REMOVED).unlink()
         removed_record = {}
         edit_json(records_file(data_dir, EMPTIED), lambda records: removed_record.update(records.pop(10)))
-        stamp(data_dir)
+        summary = stamp(data_dir, RELEASE_LEAD)
         # A harvest between the stamp and the reload (the issue's 08:26:37): its responseDate is the next `from`.
         last_run = response_date(oai_url)
-        time.sleep(1)
-        reload(server.process, server.output, server.base_url)
+        switch(summary, server.process, server.output, server.base_url, timeout=300)
         after = snapshot(oai_url)
 
         expected = changed_between(before, after)
@@ -110,46 +106,72 @@ def test_an_incremental_harvest_gets_exactly_what_a_release_changed_also_through
         stop_server(server)
 
 
-def test_a_mass_deletion_is_refused_at_reload_and_start_and_an_emptied_set_lists_its_deletions(tmp_path: Path):
+def refused_start(data_dir: Path) -> list[str]:
+    """``svc serve`` on data it must refuse: exit status 1 and the one line saying why."""
+    port = free_port()
+    env = {**HIGH_LIMITS_ENV, "SVC_DATA_DIR": str(data_dir), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}"}
+    refused = subprocess.run([SVC, "serve"], env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert refused.returncode == 1, refused.stderr[-2000:]
+    return [line for line in refused.stderr.splitlines() if "start refused" in line]
+
+
+@pytest.mark.slow  # a corpus stamped, served, reloaded and started three times: minutes under load
+def test_a_mass_deletion_is_refused_until_its_release_is_accepted_then_every_start_serves_it(tmp_path: Path):
     data_dir = copy_corpus(tmp_path / "data")
     stamp(data_dir)
     server = serve(data_dir)
     oai_url = server.base_url + OAI_PATH
     try:
         before = snapshot(oai_url)
+        last_run = response_date(oai_url)
         records = json.loads(records_file(data_dir, EMPTIED).read_text())
         records_file(data_dir, EMPTIED).unlink()
-        stamp(data_dir)
-        last_run = response_date(oai_url)
+        summary = stamp(data_dir, RELEASE_LEAD)
         reload(server.process, server.output, server.base_url)
         assert "reload refused: it would lose records" in server.output()
     finally:
         stop_server(server)
 
-    # A restart would publish it: refused the same way, in one line, exit 1.
-    port = free_port()
-    env = {**HIGH_LIMITS_ENV, "SVC_DATA_DIR": str(data_dir), "FRAMEWORK_SITE_ADDR": f"127.0.0.1:{port}"}
-    refused = subprocess.run([SVC, "serve"], env=env, capture_output=True, text=True, timeout=300, check=False)
-    assert refused.returncode == 1
-    lines = [line for line in refused.stderr.splitlines() if "start refused" in line]
-    assert len(lines) == 1 and "records" in lines[0] and "SVC_ACCEPT_SHRINK" in lines[0]
+    # A restart would publish it: refused the same way, in one line, exit 1, saying how to accept it.
+    lines = refused_start(data_dir)
+    assert len(lines) == 1 and "records" in lines[0] and "svc stamp --accept-shrink" in lines[0]
 
-    server = serve(data_dir, SVC_ACCEPT_SHRINK="true")
-    try:
-        after = snapshot(oai_url := server.base_url + OAI_PATH)
-        in_set = [
-            (header.identifier, header.deleted)
-            for header in Sickle(oai_url, max_retries=0).ListIdentifiers(
-                metadataPrefix="oai_dc", set=f"project:{EMPTIED}"
-            )
-        ]
+    # Accepted once, for this release: the ledger keeps its bytes, and every later start serves it, without a flag.
+    ledger_bytes = (data_dir / ".svc" / "ledger.tsv").read_bytes()
+    accepted = stamp(data_dir, RELEASE_LEAD, "--accept-shrink")
+    assert accepted.endswith(f"withdrawals of the release of {summary.rsplit(' ', 1)[1]} accepted"), accepted
+    assert (data_dir / ".svc" / "ledger.tsv").read_bytes() == ledger_bytes
+    served = []
+    for _ in range(2):
+        server = serve(data_dir)
+        try:
+            oai_url = server.base_url + OAI_PATH
+            wait_until_served(oai_url, timeout=RELEASE_LEAD + 60)
+            served.append(snapshot(oai_url))
+            headers = list(Sickle(oai_url, max_retries=0).ListIdentifiers(metadataPrefix="oai_dc"))
+            in_set = [
+                (header.identifier, header.deleted)
+                for header in Sickle(oai_url, max_retries=0).ListIdentifiers(
+                    metadataPrefix="oai_dc", set=f"project:{EMPTIED}"
+                )
+            ]
+            received = sickle_incremental(oai_url, last_run)
+        finally:
+            stop_server(server)
         assert len(in_set) == len({record["pid"] for record in records}) and all(deleted for _, deleted in in_set)
-        received = sickle_incremental(oai_url, last_run)
-        assert received.duplicates == [] and received.as_dict() == changed_between(before, after)
-    finally:
-        stop_server(server)
+        assert received.duplicates == [] and received.as_dict() == changed_between(before, served[-1])
+        served.append({header.identifier: header.datestamp for header in headers})
+    assert served[0] == served[2] and served[1] == served[3]  # a restart changes nothing, datestamps included
+
+    # A new withdrawal, not accepted, is refused again (the acceptance named the release before).
+    for path in sorted((data_dir / "projects").glob("*.json"))[:60]:
+        path.unlink()
+    stamp(data_dir)
+    lines = refused_start(data_dir)
+    assert len(lines) == 1 and "projects" in lines[0], lines
 
 
+@pytest.mark.slow  # full harvests across two releases: a minute or more each
 @pytest.mark.parametrize("corpus", ["real", "generated"])
 def test_a_full_harvest_interrupted_by_two_releases_gets_every_item_once(corpus: str, tmp_path: Path):
     data_dir = tmp_path / "data"
@@ -163,7 +185,7 @@ def test_a_full_harvest_interrupted_by_two_releases_gets_every_item_once(corpus:
     stamp(data_dir)
     server = serve(data_dir, SVC_OAI_PAGE_SIZE="500")
     try:
-        report = interrupted_harvest(data_dir, server.base_url, reload_of(server), shortcode, person)
+        report = interrupted_harvest(data_dir, server.base_url, reload_of(server, data_dir), shortcode, person)
     finally:
         stop_server(server)
     assert report.duplicated == []  # no item twice
@@ -176,8 +198,8 @@ def test_a_full_harvest_interrupted_by_two_releases_gets_every_item_once(corpus:
     assert not report.added & set(report.harvest.live())  # first published after the list began: not in it
 
 
-def reload_of(server: Server) -> Callable[[], str]:
-    return lambda: reload(server.process, server.output, server.base_url)
+def reload_of(server: Server, data_dir: Path) -> Callable[[], str]:
+    return lambda: publish(data_dir, server.process, server.output, server.base_url)
 
 
 NGINX_CONF = """daemon off;
@@ -198,6 +220,7 @@ http {{
 """
 
 
+@pytest.mark.nginx
 @pytest.mark.skipif(not Path(NGINX).exists(), reason="Debian's nginx is not installed")
 def test_a_harvester_alternating_between_two_replicas_switching_one_after_the_other_misses_nothing(tmp_path: Path):
     staging = copy_corpus(tmp_path / "staging")

@@ -46,6 +46,9 @@ def entity_pages(base_url: str, kinds: tuple[str, ...]) -> list[str]:
     raise AssertionError("no project has records")
 
 
+pytestmark = pytest.mark.slow  # two replicas of the corpus and of the sample, every RDF export: a minute in all
+
+
 @pytest.fixture(
     scope="module",
     params=[

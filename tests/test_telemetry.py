@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass, field
@@ -20,7 +21,9 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_serv
 
 from svc_site.config import ConfigError, load_config
 from tests.conftest import PROJECT_ROOT, start_server, stop_server
+from tests.oai_support import HIGH_LIMITS_ENV
 from tests.ops_support import write_data_set
+from tests.release_support import activation_of, edit_json, reload, stamp
 
 RESOURCE_ENV = {
     "OTEL_SERVICE_NAME": "svc-under-test",
@@ -220,6 +223,32 @@ def test_spans_metrics_and_logs_reach_the_collector_in_dev(receiver, tmp_path):
 
     # The readable stdout lines carry the same ids.
     assert f"Not Found: /no-such-page trace_id={missing.trace_id.hex()} span_id={missing.span_id.hex()}" in output
+
+
+def test_a_late_release_is_a_metric_with_how_late_it_was(receiver, tmp_path):
+    """svc.release.late: 0 for a release switched to in time, the seconds late for one reloaded after its time."""
+    data = write_data_set(tmp_path / "data", ["0001", "0002"])
+    stamp(data)
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "SVC_WORKERS": "1", **HIGH_LIMITS_ENV}
+    server = start_server(data, env)
+    try:
+        assert get(server.base_url, "/dpe/oai?verb=Identify") == 200
+        edit_json(next((data / "projects").glob("*.json")), lambda project: project.update(name="Renamed"))
+        activation = activation_of(stamp(data, 0))
+        while time.time() < activation + 2:  # this replica still answers from the release before
+            time.sleep(0.1)
+        reload(server.process, server.output, server.base_url)
+        assert get(server.base_url, "/dpe/oai?verb=Identify") == 200
+    finally:
+        stop_server(server)  # a graceful stop flushes every exporter
+    late = {
+        (attributes(point.attributes)["svc.release.activation"], point.as_int)
+        for point in metric_points(receiver, "svc.release.late")
+    }
+    released = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(activation))
+    assert {value for moment, value in late if moment != released} == {0}  # the first release: in time
+    (seconds,) = {value for moment, value in late if moment == released}
+    assert seconds >= 2
 
 
 def test_prod_keeps_logs_on_stdout_with_trace_ids(receiver, tmp_path):

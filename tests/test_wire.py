@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import time
 from collections.abc import Iterator
 
 import brotli
@@ -17,7 +16,7 @@ from catalog.web.inputs import Input, varies_on
 from catalog.web.response_cache import mark_cacheable
 from tests.conftest import CORPUS_DIR, Server, start_server, stop_server
 from tests.http_support import Reply, fetch, head_and_get, same_headers
-from tests.oai_support import HIGH_LIMITS_ENV, OAI_PATH, request_in_flight
+from tests.oai_support import HIGH_LIMITS_ENV, OAI_PATH, request_in_flight, wait_past_second
 
 PAGE = "/projects/0803"
 OAI_LIST = f"{OAI_PATH}?verb=ListRecords&metadataPrefix=oai_datacite"
@@ -129,7 +128,7 @@ def test_oai_etag_is_weak_and_ignores_response_date(server):
     tag = first.headers["etag"]
     assert tag.startswith('W/"') and first.headers["cache-control"] == "no-cache"
     # Same tag in a later second: the answer is the same, the moment is not.
-    time.sleep(1.1)
+    wait_past_second(_response_date(first.body).decode())
     again = fetch(server.base_url, OAI_RECORD, headers={"If-None-Match": tag})
     assert again.status == 304 and again.body == b"" and again.headers["etag"] == tag
     later = fetch(server.base_url, OAI_RECORD)
@@ -139,8 +138,10 @@ def test_oai_etag_is_weak_and_ignores_response_date(server):
 
 
 def test_oai_list_page_has_one_tag_on_every_replica_though_each_issues_its_own_token(server):
-    tag, token = _tag_and_token(fetch(server.base_url, OAI_LIST))
-    time.sleep(1.1)  # the other replica renders the page a second later, naming that second in its token
+    first = fetch(server.base_url, OAI_LIST)
+    tag, token = _tag_and_token(first)
+    # The other replica renders the page in a later second, naming that second in its token.
+    wait_past_second(_response_date(first.body).decode())
     replica = start_server(CORPUS_DIR, HIGH_LIMITS_ENV)
     try:
         other_tag, other_token = _tag_and_token(fetch(replica.base_url, OAI_LIST))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,11 +35,11 @@ from catalog.domain.loader import (
     load_catalog,
     shrinkage,
 )
-from catalog.domain.model import is_placeholder
+from catalog.domain.model import RECORD_DATE_FIELDS, is_placeholder
 from catalog.domain.schema import ENTITY_KINDS, PathPart, SchemaSet, schemas
 from catalog.domain.temporal import chronontology_period_id, resolve
 from catalog.domain.text_repair import may_hold_surrogates, repair_surrogates, surrogate_paths
-from validation.warnings import MetadataWarning, Warn, metadata_warnings
+from validation.warnings import MetadataWarning, Warn, future_date, metadata_warnings
 
 # A project role found as a person's job title (trimmed, lowercased, exact match)
 # belongs in a project's attributions as ``contributorType`` (SPEC §6).
@@ -206,6 +207,8 @@ class _Validation:
         self.record_ids = _Occurrences()
         # Record ids/pids named by projects and collections -> where they are named.
         self.wanted_records: dict[str, list[tuple[_Item, str]]] = defaultdict(list)
+        self.now = int(time.time())  # dates after it are in the future
+        self.record_warnings: list[MetadataWarning] = []
 
     def run(self) -> Report:
         for directory, kind in ENTITY_KINDS.items():
@@ -224,7 +227,7 @@ class _Validation:
         self.findings.sort(key=lambda f: (order.get(f.file.partition("/")[0], len(order)), f.file))
         counts = {"files": self.counts["files"]}
         counts.update({directory: self.counts[directory] for directory in ENTITY_DIRS})
-        warnings = metadata_warnings(self.items, periods, enrichment)
+        warnings = metadata_warnings(self.items, periods, enrichment, self.now) + self.record_warnings
         warnings.sort(key=lambda w: (order.get(w.file.partition("/")[0], len(order)), w.file))
         return Report(str(self.root), self.findings, counts, warnings)
 
@@ -351,6 +354,10 @@ class _Validation:
             if not isinstance(record, dict):
                 continue
             holder = file_number << 32 | (index or 0)
+            future = future_date(record, RECORD_DATE_FIELDS, self.now)
+            if future is not None:
+                where = json_path((index, future[0]) if index is not None else (future[0],))
+                self.record_warnings.append(MetadataWarning(file, where, future[1], Warn.FUTURE_DATE))
             record_id, pid = record.get("id"), record.get("pid")
             if isinstance(record_id, str):
                 self.record_ids.add(record_id, holder)

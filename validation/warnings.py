@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
-from catalog.domain.model import PLACEHOLDERS
+from catalog.domain.ledger import iso_time
+from catalog.domain.model import PLACEHOLDERS, PROJECT_DATE_FIELDS, parse_timestamp
 from catalog.domain.roles import REPOSITORY_PUBLISHER, is_creator_role
 from catalog.domain.temporal import resolve
 from catalog.formats.vocabularies import known_organisation, language_alpha3
@@ -37,6 +38,7 @@ class Warn(StrEnum):
     FUNDER_IDENTIFIER = "funder-identifier"
     PLACEHOLDER = "placeholder"
     UNDATED_COVERAGE = "undated-coverage"
+    FUTURE_DATE = "future-date"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,14 +62,34 @@ class Entity(Protocol):
     def path(self, *parts: str | int) -> str: ...
 
 
+def future_date(raw: Mapping[str, Any], fields: Sequence[str], now: int) -> tuple[str, str] | None:
+    """The field (and the message) of the date an item's OAI-PMH datestamp would come from, if it is after ``now``.
+
+    Its own date is the datestamp of an item (SPEC §5.3) only until a release is served; svc never serves a
+    datestamp later than the moment it serves the item, so it uses the release's activation time instead.
+    """
+    for name in fields:
+        stamp = parse_timestamp(raw.get(name))
+        if stamp is not None:
+            if stamp <= now:
+                return None
+            return name, (
+                f"{name} {iso_time(stamp)} is in the future: OAI-PMH never dates an item later than it is served,"
+                " so harvesters get the release's activation time instead, and again with every release until then"
+            )
+    return None
+
+
 def metadata_warnings(
     items: Mapping[str, Sequence[Entity]],
     periods: Mapping[str, Any] | None = None,
     enrichment: Mapping[str, Any] | None = None,
+    now: int = 0,
 ) -> list[MetadataWarning]:
-    """Every warning about the entities (records are not read twice: they carry none of these fields).
+    """Every warning about the entities (records' own dates are checked as the records are read).
 
-    ``periods`` and ``enrichment`` are the temporal-coverage files that resolve coverage to dates.
+    ``periods`` and ``enrichment`` are the temporal-coverage files that resolve coverage to dates; ``now``
+    is the moment a date is in the future from.
     """
     projects = items.get("project", ())
     organizations = {item.key: item for item in items.get("organization", ()) if item.key}
@@ -78,6 +100,9 @@ def metadata_warnings(
         found.extend(_languages(project))
         found.extend(_undated_coverage(project, periods or {}, enrichment or {}))
         found.extend(_funders(project, organizations, persons))
+        future = future_date(project.raw, PROJECT_DATE_FIELDS, now) if now else None
+        if future is not None:
+            found.append(_warning(project, (future[0],), future[1], Warn.FUTURE_DATE))
     found.extend(_shared_pids([item for kind in ("project", "cluster", "collection") for item in items.get(kind, ())]))
     found.extend(_discipline_labels(projects))
     for kind in ("project", "person", "organization", "cluster", "collection"):

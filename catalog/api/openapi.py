@@ -21,6 +21,7 @@ from catalog.domain.record_search import RecordQuery
 from catalog.domain.schema import SCHEMA_DIR, SCHEMA_FILES
 from catalog.domain.search import FACETS as _LISTING_FACETS
 from catalog.domain.search import SORTS as PROJECT_SORTS
+from catalog.domain.version import svc_version
 
 API_BASE_PATH = "/api/v2"
 JSON = "application/json"
@@ -80,7 +81,8 @@ def served_schema(node: Any, local_prefix: str) -> Any:
 
 
 def _validation_schema(name: str) -> Schema:
-    return json.loads((SCHEMA_DIR / name).read_text("utf-8"))
+    schema: Schema = json.loads((SCHEMA_DIR / name).read_text("utf-8"))
+    return schema
 
 
 def served_entity_schema(entity: str, validation_schema: Schema) -> Schema:
@@ -88,7 +90,7 @@ def served_entity_schema(entity: str, validation_schema: Schema) -> Schema:
     loader guarantees is required and any top-level field may be a placeholder (svc serves data files
     as stored, even ones ``svc validate`` rejects)."""
     kind = ENTITY_KINDS[entity]
-    schema = served_schema({k: v for k, v in validation_schema.items() if k not in ("$schema", "$defs")}, kind)
+    schema: Schema = served_schema({k: v for k, v in validation_schema.items() if k not in ("$schema", "$defs")}, kind)
     required = LOADER_REQUIRED.get(entity, ("id",))
     schema["properties"] = {
         name: prop if name in required else {"anyOf": [prop, _ref("Placeholder")]}
@@ -512,7 +514,7 @@ def openapi_document() -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {
             "title": "svc metadata API",
-            "version": "2",
+            "version": svc_version(),  # svc's; the API's own version is the /api/v2/ of its paths
             "description": (
                 "Read-only JSON API of the research-data catalogue: projects, their records, persons, "
                 "organizations, clusters and collections, each in its stored shape (camelCase keys, unknown "

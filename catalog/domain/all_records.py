@@ -360,7 +360,8 @@ class AllRecordsIndex:
         for value in selected:
             if value in numbers:
                 wanted[numbers[value]] = True
-        return wanted[self.codes[key]]
+        selected_records: np.ndarray = wanted[self.codes[key]]
+        return selected_records
 
     def in_years(self, low: int | None, high: int | None) -> np.ndarray | None:
         """The records dated in some year of [low, high] (None: no range; an undated record is outside any)."""
@@ -370,7 +371,8 @@ class AllRecordsIndex:
         for code, value in enumerate(self.values["year"]):
             year = int(value) if value.isdigit() else None
             wanted[code] = year is not None and (low is None or year >= low) and (high is None or year <= high)
-        return wanted[self.codes["year"]]
+        in_range: np.ndarray = wanted[self.codes["year"]]
+        return in_range
 
     def _order(self, sort: str) -> np.ndarray:
         return {

@@ -78,6 +78,36 @@ def _ensure_token_key(data_dir: str | os.PathLike[str]) -> None:
     os.replace(temporary, path)
 
 
+# Names the one release whose withdrawals the operator accepted (svc stamp --accept-shrink): its activation time.
+SHRINK_ACCEPTED_PATH = Path(".svc") / "shrink-accepted"
+
+
+def accept_shrink(data_dir: str | os.PathLike[str], activation: int) -> None:
+    """Record that the release activated at ``activation`` may withdraw what it withdraws (atomically)."""
+    path = Path(data_dir) / SHRINK_ACCEPTED_PATH
+    path.parent.mkdir(exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".shrink-accepted-", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="ascii") as out:
+        out.write(f"{activation}\n")
+    os.chmod(temporary, 0o644)
+    os.replace(temporary, path)
+
+
+def shrink_accepted(data_dir: str | os.PathLike[str], activation: int | None) -> bool:
+    """Whether the operator accepted the withdrawals of the release activated at ``activation``.
+
+    The acceptance names one release, so it holds for every start and reload
+    of that release and for no later one.
+    """
+    if activation is None:
+        return False
+    try:
+        text = (Path(data_dir) / SHRINK_ACCEPTED_PATH).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return text == str(activation)
+
+
 def activation_time(now: int, activate_in: int, previous: int | None) -> int:
     """When a new release becomes visible: ``activate_in`` seconds from now, and after the previous one.
 
@@ -304,37 +334,54 @@ def merge(old: Iterable[Entry], current: Iterable[Item], now: int, summary: Summ
             old_project_meta = entry.meta
         if entry_order < item_order:
             assert entry is not None
-            if entry.deleted is None:
-                summary.deleted += 1
-                meta = entry.meta
-                if entry.kind == "R" and len(old_project_meta) == len(ProjectMeta._fields):
-                    project_meta = ProjectMeta.parse(old_project_meta).fields()
-                    meta = (project_meta[4], project_meta[2])
-                entry = entry._replace(deleted=now, meta=meta)
-            yield entry
+            yield _gone(entry, old_project_meta, now, summary)
             entry = next(old_iter, None)
             entry_order = _AFTER_ALL if entry is None else entry.order
         elif item_order < entry_order:
             assert item is not None
-            summary.added += 1
-            yield Entry(item.kind, item.group, item.key, item.fingerprint, now, now, None, item.meta, item.source)
+            yield _added(item, now, summary)
             item = next(new_iter, None)
             item_order = _AFTER_ALL if item is None else item.order
         else:
             assert entry is not None and item is not None
-            fingerprint = item.fingerprint
-            same = entry.fingerprint == fingerprint and entry.deleted is None
-            if same:
-                summary.unchanged += 1
-            else:
-                summary.changed += 1
-            changed = entry.changed if same else now
-            yield Entry(
-                item.kind, item.group, item.key, fingerprint, entry.first_seen, changed, None, item.meta, item.source
-            )
+            yield _published_again(entry, item, now, summary)
             entry, item = next(old_iter, None), next(new_iter, None)
             entry_order = _AFTER_ALL if entry is None else entry.order
             item_order = _AFTER_ALL if item is None else item.order
+
+
+def _gone(entry: Entry, old_project_meta: tuple[str, ...], now: int, summary: Summary) -> Entry:
+    """An old line with no item now: a tombstone (dated ``now`` unless it already was one).
+
+    A record's tombstone keeps the sets and the pid prefix of its project's
+    old line (``old_project_meta``), so it stays listed where it was.
+    """
+    if entry.deleted is not None:
+        return entry
+    summary.deleted += 1
+    meta = entry.meta
+    if entry.kind == "R" and len(old_project_meta) == len(ProjectMeta._fields):
+        project_meta = ProjectMeta.parse(old_project_meta).fields()
+        meta = (project_meta[4], project_meta[2])
+    return entry._replace(deleted=now, meta=meta)
+
+
+def _added(item: Item, now: int, summary: Summary) -> Entry:
+    """An item the old ledger does not know: first seen and changed ``now``."""
+    summary.added += 1
+    return Entry(item.kind, item.group, item.key, item.fingerprint, now, now, None, item.meta, item.source)
+
+
+def _published_again(entry: Entry, item: Item, now: int, summary: Summary) -> Entry:
+    """An item the old ledger knows: changed ``now`` unless its fingerprint is the same and it was not deleted."""
+    fingerprint = item.fingerprint
+    same = entry.fingerprint == fingerprint and entry.deleted is None
+    if same:
+        summary.unchanged += 1
+    else:
+        summary.changed += 1
+    changed = entry.changed if same else now
+    return Entry(item.kind, item.group, item.key, fingerprint, entry.first_seen, changed, None, item.meta, item.source)
 
 
 def previous_activation(data_dir: str | os.PathLike[str]) -> int | None:
@@ -404,7 +451,7 @@ def stamp(
 
 def _deduplicated(items: Iterable[Item]) -> Iterator[Item]:
     """Items in line order, each key once (a duplicate pid in the data is stamped once)."""
-    last: tuple | None = None
+    last: tuple[int, str, int, str] | None = None
     for item in items:
         order = item.order
         if order == last:
@@ -461,38 +508,21 @@ class LedgerView:
     digest: str
     activation: int | None  # when the release the ledger describes is served from (None: a version 1 ledger)
     projects: Mapping[str, ProjectTimes]  # by project key (lower-case shortcode)
-    record_changed: Mapping[str, array]  # by project key; NO_DATESTAMP where the ledger has no entry
-    record_first_seen: Mapping[str, array]
+    record_changed: Mapping[str, array[int]]  # by project key; NO_DATESTAMP where the ledger has no entry
+    record_first_seen: Mapping[str, array[int]]
     entities: Mapping[tuple[str, str], ProjectTimes]  # (kind, id) of persons, organizations, …
     tombstones: tuple[Tombstone, ...]  # in ledger order
     project_meta: Mapping[str, tuple[str, ...]] = field(repr=False)  # every project line's meta, by key
     unmatched: tuple[str, ...] = ()  # items of the data that have no ledger entry (a few, as examples)
     unmatched_count: int = 0
     token_key: bytes | None = field(default=None, repr=False)  # signs resumption tokens (.svc/token-key)
-    # When this process started serving the release; the release's changes are dated with it when it is
-    # later than the activation (a late reload), see served_time. Set by the runtime when it installs the view.
-    served_from: int | None = None
-    # Earlier releases this process served late: their activation time -> when it served them. Every change of
-    # a release carries its activation time, so this keeps their datestamps where this process first served them.
-    served_late: Mapping[int, int] = field(default_factory=dict)
-
-    def served_time(self, stamp: int) -> int:
-        """The datestamp a ledger time is served with: no release's changes before this process served them."""
-        if self.activation is not None and self.served_from is not None and stamp >= self.activation:
-            return max(stamp, self.served_from)
-        return max(stamp, self.served_late.get(stamp, stamp))
-
-    @property
-    def late(self) -> dict[int, int]:
-        """The releases (this one included) this process served after their activation time."""
-        late = dict(self.served_late)
-        if self.activation is not None and self.served_from is not None and self.served_from > self.activation:
-            late[self.activation] = self.served_from
-        return late
 
     # How many items of each kind the release before the ledger's last one published: its live items,
     # less those the last release added, plus those it withdrew (the start-up shrink guard compares with it).
     previous_counts: Mapping[str, int] = field(default_factory=dict)
+    # How many live items of each kind the ledger's last release publishes (a start of a release whose
+    # withdrawals were accepted compares with it: data that lost more than the release withdrew is refused).
+    release_counts: Mapping[str, int] = field(default_factory=dict)
 
     def deleted_project(self, key: str) -> Tombstone | None:
         return self._deleted.get((key, None))
@@ -624,10 +654,11 @@ class _ViewReader:
         self.entities: dict[tuple[str, str], ProjectTimes] = {}
         self.tombstones: list[Tombstone] = []
         # Per project: the ledger's live record pids and times, aligned with the table after the project's section.
-        self.changed: dict[str, array] = {}
-        self.first: dict[str, array] = {}
-        self.section: tuple[str, list[str], array, array] | None = None
+        self.changed: dict[str, array[int]] = {}
+        self.first: dict[str, array[int]] = {}
+        self.section: tuple[str, list[str], array[int], array[int]] | None = None
         self.previous_counts: dict[str, int] = {}
+        self.release_counts: dict[str, int] = {}
 
     def add(self, entry: Entry) -> None:
         if entry.kind == "R" and entry.deleted is None:  # nearly every line: a live record
@@ -635,6 +666,7 @@ class _ViewReader:
             self.previous_counts["records"] = self.previous_counts.get("records", 0) + (
                 entry.first_seen != self.activation
             )
+            self.release_counts["records"] = self.release_counts.get("records", 0) + 1
             self.section[1].append(entry.key)
             self.section[2].append(entry.changed)
             self.section[3].append(entry.first_seen)
@@ -643,6 +675,8 @@ class _ViewReader:
         if entry.deleted is None or entry.deleted == self.activation:
             was_live = entry.deleted is not None or entry.first_seen != self.activation
             self.previous_counts[kind] = self.previous_counts.get(kind, 0) + was_live
+        if entry.deleted is None:
+            self.release_counts[kind] = self.release_counts.get(kind, 0) + 1
         if entry.kind == "P":
             self._close_section()
             self.section = (entry.group, [], array("q"), array("q"))
@@ -711,6 +745,7 @@ class _ViewReader:
             unmatched_count=count,
             token_key=read_token_key(catalog.data_dir),
             previous_counts=self.previous_counts,
+            release_counts=self.release_counts,
         )
 
 

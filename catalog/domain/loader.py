@@ -206,7 +206,7 @@ def file_chunks(path: Path) -> Iterator[bytes]:
             yield chunk
 
 
-def _decoded(chunks: Iterable[bytes], file_hash: Any) -> Iterator[str]:
+def _decoded(chunks: Iterable[bytes], file_hash: hashlib.blake2b) -> Iterator[str]:
     """The UTF-8 text of ``chunks``, a chunk at a time (a character split between two waits for the second).
 
     Each chunk is added to ``file_hash`` as it is read.
@@ -354,7 +354,8 @@ class _Reader:
             if may_hold_surrogates(text or "") and (fixed := repair_surrogates(value)) is not value:
                 self.repaired(path, "the file")
                 value = fixed
-            return freeze(value)
+            frozen: Mapping[str, Any] = freeze(value)  # a JSON object, read-only
+            return frozen
         except (ValueError, RecursionError) as error:
             self.problem(path, f"invalid JSON, file skipped: {_reason(error)}")
             return MappingProxyType({})
@@ -397,12 +398,12 @@ def entity_file_too_large(size: int) -> str:
     return f"{size} bytes, more than the {MAX_ENTITY_FILE_BYTES} bytes (16 MiB) an entity file may hold"
 
 
-def version_digest() -> Any:
+def version_digest() -> hashlib.blake2b:
     """A fresh data-version hash: :func:`fold_into_version` each file into it, in :func:`data_files` order."""
     return hashlib.blake2b(digest_size=12)
 
 
-def file_hash(data: bytes = b"") -> Any:
+def file_hash(data: bytes = b"") -> hashlib.blake2b:
     """A hash of one data file's bytes, given whole or fed a chunk at a time (``update``)."""
     return hashlib.blake2b(data, digest_size=16)
 
@@ -415,7 +416,7 @@ def file_digest(path: Path) -> bytes:
     return hashed.digest()
 
 
-def fold_into_version(digest: Any, name: str, file_digest: bytes) -> None:
+def fold_into_version(digest: hashlib.blake2b, name: str, file_digest: bytes) -> None:
     """Add one file (its path relative to the data directory, its :func:`file_hash`'s digest) to a data version.
 
     A hash of each file's hash, so that the file can be hashed by whoever reads
@@ -586,7 +587,7 @@ def _raise_problems(reader: _Reader) -> None:
         raise DataDirError("; ".join(f"{problem.path}: {problem.reason}" for problem in reader.problems[:5]))
 
 
-def _frozen_groups(groups: Mapping[str, list]) -> Mapping[str, tuple]:
+def _frozen_groups(groups: Mapping[str, list[_Member]]) -> Mapping[str, tuple[_Member, ...]]:
     return MappingProxyType({key: tuple(items) for key, items in groups.items()})
 
 
@@ -627,6 +628,7 @@ def _reverse_indexes(
 
 
 _Credit = tuple[Project, tuple[str, ...]]
+_Member = TypeVar("_Member")
 _Group = TypeVar("_Group", Cluster, Collection)  # a project and the roles one contributor holds in it
 
 

@@ -124,7 +124,7 @@ class CatalogMemo:
 
 def memo_for(catalog: Catalog) -> CatalogMemo:
     """The memo of ``catalog``: it hangs off the catalogue object, so a new catalogue starts a new, empty one."""
-    memo = catalog.derived.get(MEMO)
+    memo: CatalogMemo | None = catalog.derived.get(MEMO)
     if memo is None:
         memo = catalog.derived.setdefault(MEMO, CatalogMemo(catalog))  # one wins if two threads race
     return memo

@@ -173,9 +173,14 @@ def _funder_ids(raw: Mapping[str, Frozen]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(funder_ids))
 
 
+# Where an item's own datestamp comes from, the first present (SPEC §5.3).
+PROJECT_DATE_FIELDS = ("dateModified", "datePublished", "startDate")
+RECORD_DATE_FIELDS = ("dateModified", "datePublished", "dateCreated")
+
+
 def _project_datestamp(raw: Mapping[str, Frozen]) -> int | None:
     """dateModified, else datePublished, else startDate."""
-    for name in ("dateModified", "datePublished", "startDate"):
+    for name in PROJECT_DATE_FIELDS:
         datestamp = parse_timestamp(raw.get(name))
         if datestamp is not None:
             return datestamp
@@ -286,7 +291,7 @@ class Collection(_Stored):
 
 def record_datestamp(raw: Mapping[str, Any]) -> int | None:
     """dateModified, else datePublished, else dateCreated (SPEC §5.3)."""
-    for name in ("dateModified", "datePublished", "dateCreated"):
+    for name in RECORD_DATE_FIELDS:
         stamp = parse_timestamp(raw.get(name))
         if stamp is not None:
             return stamp
@@ -302,7 +307,7 @@ class _Strings(Sequence[str]):
 
     __slots__ = ("_blob", "_offsets")
 
-    def __init__(self, blob: bytes, offsets: array) -> None:
+    def __init__(self, blob: bytes, offsets: array[int]) -> None:
         self._blob = blob
         self._offsets = offsets
 
@@ -351,7 +356,9 @@ class RecordTable:
 
     __slots__ = ("_documents", "_earliest_published", "datestamps", "ids", "pids", "shortcode")
 
-    def __init__(self, shortcode: str, documents: _Strings, pids: _Strings, ids: _Strings, datestamps: array) -> None:
+    def __init__(
+        self, shortcode: str, documents: _Strings, pids: _Strings, ids: _Strings, datestamps: array[int]
+    ) -> None:
         self.shortcode = shortcode
         self._documents = documents
         self.pids = pids
@@ -386,7 +393,8 @@ class RecordTable:
         return self._documents.raw(index)
 
     def record(self, index: int) -> dict[str, Any]:
-        return _scan_json(self._documents.raw(index).decode("utf-8", "surrogatepass"), 0)[0]
+        record: dict[str, Any] = _scan_json(self._documents.raw(index).decode("utf-8", "surrogatepass"), 0)[0]
+        return record
 
     def earliest_published(self) -> str | None:
         """The earliest ``datePublished`` among the records, found once (and kept with the table, pickled too).

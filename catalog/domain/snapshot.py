@@ -48,7 +48,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -76,6 +75,7 @@ from catalog.domain.loader import (
 )
 from catalog.domain.model import Catalog, Project, RecordTable, _Strings
 from catalog.domain.record_search import IndexedRecordTable, ProjectRecordIndex, build_record_indexes
+from catalog.domain.version import svc_version
 
 logger = logging.getLogger("catalog.domain.snapshot")
 
@@ -111,14 +111,6 @@ class SnapshotUnusable(Exception):
 
 def snapshot_path(data_dir: str | os.PathLike[str]) -> Path:
     return Path(data_dir) / SNAPSHOT_PATH
-
-
-def svc_version() -> str:
-    """The installed svc's version (a snapshot of another one is not used)."""
-    try:
-        return metadata.version("svc")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def _file_states(data_dir: Path) -> list[list[Any]]:
@@ -684,6 +676,7 @@ def _write_view(out: _SectionsFile, view: ledger.LedgerView) -> dict[str, Any]:
         "unmatched": list(view.unmatched),
         "unmatched_count": view.unmatched_count,
         "previous_counts": list(view.previous_counts.items()),
+        "release_counts": list(view.release_counts.items()),
     }
 
 
@@ -704,7 +697,7 @@ def _read_index(mapped: mmap.mmap, stored: dict[str, Any], tables: Mapping[str, 
 
 
 def _read_view(mapped: mmap.mmap, stored: dict[str, Any], token_key: bytes | None) -> ledger.LedgerView:
-    def times(section: list[int]) -> array:
+    def times(section: list[int]) -> array[int]:
         start, length = section
         return array("q", memoryview(mapped)[PRELUDE_SIZE + start : PRELUDE_SIZE + start + length].cast("q"))
 
@@ -728,6 +721,7 @@ def _read_view(mapped: mmap.mmap, stored: dict[str, Any], token_key: bytes | Non
         unmatched_count=stored["unmatched_count"],
         token_key=token_key,
         previous_counts=dict(stored["previous_counts"]),
+        release_counts=dict(stored.get("release_counts", ())),  # a snapshot of svc before 1.0 has none
     )
 
 

@@ -18,6 +18,7 @@ from typing import TypeGuard
 from urllib.parse import urlsplit
 
 import langcodes
+from langcodes.tag_parser import LanguageTagError
 
 from catalog.domain.model import (
     PREFERRED_LANGUAGES,
@@ -39,7 +40,7 @@ def language_name(code: str, in_language: str = "en") -> str:
     is not valid or names no known language."""
     try:
         language = langcodes.Language.get(code)
-    except (langcodes.LanguageTagError, ValueError):
+    except (LanguageTagError, ValueError):
         return code
     if not language.language or language.language == "und" or not language.is_valid():
         return code

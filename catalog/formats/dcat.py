@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from rdflib import BNode, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCAT, DCTERMS, FOAF, OWL, RDF, RDFS, SKOS, XSD
@@ -32,6 +33,9 @@ from catalog.domain.roles import creator_attributions
 from catalog.domain.values import is_http_url, stored_list
 from catalog.formats import exports, item_metadata, links, vocabularies, xmltext
 from catalog.formats.item_metadata import ItemMetadata
+
+# rdflib's JSON-LD writer, unannotated there: a graph and a context in, a JSON-LD document out.
+_from_rdf: Callable[..., dict[str, Any]] = jsonld_serializer.from_rdf
 
 ADMS = Namespace("http://www.w3.org/ns/adms#")
 VCARD = Namespace("http://www.w3.org/2006/vcard/ns#")
@@ -200,7 +204,7 @@ def _rdf_xml(graph: Graph) -> bytes:
 def _json_ld(graph: Graph) -> bytes:
     """JSON-LD with its top-level nodes sorted by ``@id``: rdflib lists them in a set's order."""
     context = {prefix: str(namespace) for prefix, namespace in PREFIXES.items()}
-    document = jsonld_serializer.from_rdf(graph, context, auto_compact=True)
+    document = _from_rdf(graph, context, auto_compact=True)
     if isinstance(document.get("@graph"), list):
         document["@graph"].sort(key=lambda node: node["@id"])
     return json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False).encode()

@@ -68,7 +68,8 @@ def standalone_xml(oai_metadata: str) -> bytes:
     if element.tag == f"{{{datacite_xml.NAMESPACE}}}oai_datacite":
         element = element.find(f".//{{{datacite_xml.KERNEL_NAMESPACE}}}resource")
     etree.cleanup_namespaces(element, top_nsmap={"xsi": XSI})
-    return etree.tostring(element, xml_declaration=True, encoding="UTF-8") + b"\n"
+    document: bytes = etree.tostring(element, xml_declaration=True, encoding="UTF-8")
+    return document + b"\n"
 
 
 _UNSAFE_FILE = re.compile(r"[^A-Za-z0-9._-]")

@@ -8,7 +8,7 @@ so a mapping decision (SPEC §5.6) is taken once. Placeholders (``MISSING``,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -162,9 +162,9 @@ class ItemMetadata:
 def text_value(value: Any) -> str | None:
     """A usable string: stripped, not empty, not a placeholder."""
     if type(value) is str:
-        value = value.strip()
-        if value and value not in PLACEHOLDERS:
-            return value
+        text = value.strip()
+        if text and text not in PLACEHOLDERS:
+            return text
     return None
 
 
@@ -211,7 +211,7 @@ _SEQUENCE_TYPES = (tuple, list)
 _NUMBER_TYPES = (int, float)
 
 
-def _as_list(value: Frozen) -> tuple | list:
+def _as_list(value: Frozen) -> Sequence[Frozen]:
     """A stored list (a tuple when frozen, a list in a parsed record); a single value as a list of one."""
     if isinstance(value, _SEQUENCE_TYPES):
         return value

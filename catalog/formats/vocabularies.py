@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import langcodes
+from langcodes.tag_parser import LanguageTagError
 
 from catalog.domain.roles import role_parts
 from catalog.domain.values import language_name
@@ -261,7 +262,7 @@ def language_alpha3(code: str) -> str | None:
     None for private use (``x-cpa``) or a tag that names no known language."""
     try:
         language = langcodes.Language.get(code)
-    except (langcodes.LanguageTagError, ValueError):
+    except (LanguageTagError, ValueError):
         return None
     if language_name(code) == code:
         return None  # not a language CLDR knows (reserved or private-use ranges, unknown codes)

@@ -95,7 +95,9 @@ def _author_urls(catalog: Catalog, creators: list[dict[str, Any]]) -> list[str]:
     return urls
 
 
-def _common_signposts(described: Described, base_url: str, cite_as: str, kind: str, document: dict[str, Any]):
+def _common_signposts(
+    described: Described, base_url: str, cite_as: str, kind: str, document: dict[str, Any]
+) -> list[TypedLink]:
     links_ = [TypedLink(cite_as, "cite-as")]
     links_ += [
         TypedLink(base_url + described.url(export), "describedby", export.media_type, export.profile)
@@ -190,7 +192,7 @@ def description_described(
     page_path: str,
     json_path: str,
     stem: str,
-    document: Callable[[], dict],
+    document: Callable[[], dict[str, Any]],
     graph: Callable[[], Graph],
     kind: str | None = None,
 ) -> Described:

@@ -8,11 +8,11 @@ Without a ledger both are valid, empty feeds.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.syndication.views import Feed
 from django.http import HttpRequest
-from django.utils.feedgenerator import Atom1Feed
+from django.utils.feedgenerator import Atom1Feed, SyndicationFeed
 
 from catalog.domain.ledger import Change, project_changes, record_changes
 from catalog.domain.model import Catalog, Project
@@ -23,13 +23,21 @@ from catalog.web.inputs import Input, varies_on
 
 FEED_SIZE = 50
 
+if TYPE_CHECKING:  # Django's Feed is generic (its items, its object) in django-stubs only
+    _CatalogFeed = Feed[Change, None]
+    _ProjectFeed = Feed[Change, tuple[Catalog, Project]]
+else:
+    _CatalogFeed = _ProjectFeed = Feed
+
 
 def _when(change: Change) -> datetime:
     return datetime.fromtimestamp(change.time, UTC)
 
 
-class _ChangesFeed(Feed):
-    feed_type = Atom1Feed
+class _ChangeEntries:
+    """What both feeds have in common: Atom, one entry per change of the ledger."""
+
+    feed_type: type[SyndicationFeed] = Atom1Feed
 
     def item_title(self, change: Change) -> str:
         label = (
@@ -62,7 +70,7 @@ class _ChangesFeed(Feed):
 
 
 @varies_on(Input.ORIGIN)
-class CatalogChanges(_ChangesFeed):
+class CatalogChanges(_ChangeEntries, _CatalogFeed):
     title = "Catalogue changes"
     subtitle = "Research projects added to, changed in and withdrawn from the catalogue."
     link = "/projects"
@@ -73,7 +81,7 @@ class CatalogChanges(_ChangesFeed):
 
 
 @varies_on(Input.ORIGIN)
-class ProjectRecordChanges(_ChangesFeed):
+class ProjectRecordChanges(_ChangeEntries, _ProjectFeed):
     def get_object(self, request: HttpRequest, shortcode: str, *args: Any, **kwargs: Any) -> tuple[Catalog, Project]:
         catalog = catalog_of(request)
         return catalog, get_project_or_404(catalog, shortcode)

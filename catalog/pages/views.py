@@ -326,7 +326,9 @@ def is_result_page(query: ListingQuery | BrowseQuery | RecordQuery) -> bool:
     )
 
 
-def _why_it_matched(project: Project, marker: engine.Marker | None, values: Values) -> tuple[tuple, tuple]:
+def _why_it_matched(
+    project: Project, marker: engine.Marker | None, values: Values
+) -> tuple[tuple[tuple[str, bool], ...], tuple[tuple[str, bool], ...]]:
     """The project's name and a snippet of its texts with the search's words marked (empty without a search).
 
     The snippet is the short description, else the first description (the reader's language first), else the
@@ -341,7 +343,9 @@ def _why_it_matched(project: Project, marker: engine.Marker | None, values: Valu
     return marker.parts(project.name or project.shortcode), marker.snippet(texts)
 
 
-def _citation_context(request: HttpRequest, described: Described, data: citation.CitationData, style: str) -> dict:
+def _citation_context(
+    request: HttpRequest, described: Described, data: citation.CitationData, style: str
+) -> dict[str, Any]:
     """The on-page citation in the chosen style, the style chooser and the exports."""
     return {
         "citation_text": citation.formatted(data, style),
@@ -689,7 +693,9 @@ def record_linkset(request: HttpRequest, shortcode: str, record_suffix: str) -> 
     return export_views.linkset_response(request, described)
 
 
-def _described_entity(request: HttpRequest, kind: str, entity_id: str) -> tuple[Described, Callable[[], dict]]:
+def _described_entity(
+    request: HttpRequest, kind: str, entity_id: str
+) -> tuple[Described, Callable[[], dict[str, Any]]]:
     """A person, organization, cluster or collection: its description and its JSON-LD document."""
     catalog = catalog_of(request)
     base = base_url(request)

@@ -85,7 +85,8 @@ def encode(body: bytes, coding: str) -> bytes:
     if coding == "gzip":
         return gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
     if coding == "br":
-        return brotli.compress(body, quality=BROTLI_QUALITY)
+        compressed: bytes = brotli.compress(body, quality=BROTLI_QUALITY)
+        return compressed
     return body
 
 

@@ -42,6 +42,21 @@ def leases_of(leases: FleetLeases, client: str) -> list[tuple[bytes, float]]:
     return leases.store.client.zrange(redis_key(KEY_PREFIX, client), 0, -1, withscores=True)
 
 
+def wait_for_redis_clock(leases: FleetLeases, moment: float, deadline: float = 10) -> None:
+    """Until Redis's clock (the one leases and keys lapse on) is past ``moment``, in seconds.
+
+    Past in whole milliseconds: Redis expires a key once its millisecond clock is beyond the expiry time, not
+    at it, so a clock a few microseconds past ``moment`` may still find the key there.
+    """
+    end = time.monotonic() + deadline
+    while True:
+        seconds, microseconds = leases.store.client.time()
+        if seconds * 1000 + microseconds // 1000 > moment * 1000:
+            return
+        assert time.monotonic() < end, f"Redis's clock did not pass {moment} within {deadline} s"
+        time.sleep(0.01)
+
+
 def test_a_client_has_at_most_the_limit_in_flight_across_workers(redis: Redis):
     one, other = worker(redis), worker(redis)
     held = [one.enter("harvester", 3), other.enter("harvester", 3), one.enter("harvester", 3)]
@@ -82,11 +97,11 @@ def test_leases_of_a_worker_that_died_lapse_and_their_key_expires(redis: Redis):
     assert dead.enter("harvester", 2) is not None and dead.enter("harvester", 2) is not None
     alive = worker(redis, lifetime=0.2)
     assert alive.enter("harvester", 2) is None
-    time.sleep(0.3)  # Redis's clock has moved at least as far
+    wait_for_redis_clock(alive, max(until for _, until in leases_of(alive, "harvester")))  # both have lapsed
     late = alive.enter("harvester", 2)
     assert late is not None
     assert [member for member, _ in leases_of(alive, "harvester")] == [late.member.encode()]
-    time.sleep(0.3)
+    wait_for_redis_clock(alive, alive.store.client.pexpiretime(redis_key(KEY_PREFIX, "harvester")) / 1000)
     assert alive.store.client.exists(redis_key(KEY_PREFIX, "harvester")) == 0
 
 
@@ -94,7 +109,7 @@ def test_a_lapsed_lease_given_back_late_does_not_free_another(redis: Redis):
     leases = worker(redis, lifetime=0.2)
     slow = leases.enter("harvester", 1)  # a request that ran longer than its lease
     assert slow is not None
-    time.sleep(0.3)
+    wait_for_redis_clock(leases, max(until for _, until in leases_of(leases, "harvester")))  # it has lapsed
     leases.lifetime = LONG
     current = leases.enter("harvester", 1)
     assert current is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandParser
 
@@ -23,7 +23,7 @@ class Command(BaseCommand):
         "files that could not be checked, 0 otherwise."
     )
 
-    def create_parser(self, prog_name: str, subcommand: str, **kwargs) -> CommandParser:
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         return super().create_parser(prog_name, NAME, **kwargs)
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -46,7 +46,7 @@ class Command(BaseCommand):
             help="prefix whose binding in a file names a vocabulary's namespace; repeatable; replaces the default",
         )
 
-    def handle(self, *args, paths: list[Path], **options) -> None:
+    def handle(self, *args: Any, paths: list[Path], **options: Any) -> None:
         try:
             registry = load_registry().with_overrides(
                 _assignments(options["namespace"], "--namespace"), _assignments(options["prefix"], "--prefix")
@@ -105,7 +105,7 @@ def _summary(report: ScanReport) -> str:
     return summary
 
 
-def _report_json(report: ScanReport) -> dict:
+def _report_json(report: ScanReport) -> dict[str, Any]:
     return {
         "findings": [finding.to_json() for finding in report.findings],
         "errors": report.errors,

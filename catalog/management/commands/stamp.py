@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from catalog.domain.ledger import accept_shrink as accept_shrink_of
 from catalog.domain.ledger import iso_time
 from catalog.publishing.changes import StampRefused, stamp_release
 from catalog.publishing.oai_identifiers import site_url
@@ -43,7 +45,18 @@ class Command(BaseCommand):
             ),
         )
 
-    def handle(self, *args, data_dir: Path, dry_run: bool, activate_in: int, **options) -> None:
+        parser.add_argument(
+            "--accept-shrink",
+            action="store_true",
+            help=(
+                "accept this release's withdrawals: svc serve starts and reloads on it even when it withdrew more "
+                "than SVC_RELOAD_MAX_SHRINK of a type (for this release only; .svc/shrink-accepted)"
+            ),
+        )
+
+    def handle(
+        self, *args: Any, data_dir: Path, dry_run: bool, activate_in: int, accept_shrink: bool, **options: Any
+    ) -> None:
         if activate_in < 0:
             self._refuse("--activate-in must be 0 or more seconds")
         try:
@@ -53,7 +66,11 @@ class Command(BaseCommand):
             self._refuse(str(error))
         prefix = "dry run: " if dry_run else ""
         activation = f"; served from {iso_time(summary.activation)}" if not summary.unchanged_release else ""
-        self.stdout.write(f"{prefix}{summary}{activation}")
+        accepted = ""
+        if accept_shrink and not dry_run:
+            accept_shrink_of(data_dir, summary.activation)
+            accepted = f"; withdrawals of the release of {iso_time(summary.activation)} accepted"
+        self.stdout.write(f"{prefix}{summary}{activation}{accepted}")
 
     def _refuse(self, reason: str) -> None:
         self.stderr.write(f"svc stamp: {reason}; the ledger is unchanged")

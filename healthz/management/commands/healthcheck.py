@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 import urllib.error
 import urllib.request
+from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 DEFAULT_URL = "http://localhost:8080/healthz"
 TIMEOUT_SECONDS = 3.0
@@ -41,11 +42,11 @@ def probe(url: str, timeout: float = TIMEOUT_SECONDS) -> str | None:
 class Command(BaseCommand):
     help = "GET a health URL without following redirects; exit 0 on HTTP 200, 1 otherwise with a one-line reason."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--url", default=DEFAULT_URL, help=f"URL to probe (default {DEFAULT_URL})")
         parser.add_argument("--timeout", type=float, default=TIMEOUT_SECONDS, help="seconds to wait")
 
-    def handle(self, *args, url: str, timeout: float, **options) -> None:
+    def handle(self, *args: Any, url: str, timeout: float, **options: Any) -> None:
         reason = probe(url, timeout)
         if reason:
             self.stderr.write(f"unhealthy: {reason}")

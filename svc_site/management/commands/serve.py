@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from catalog import runtime
 from catalog.domain.loader import DataDirError
@@ -28,7 +30,7 @@ def workers(value: str) -> int:
 class Command(BaseCommand):
     help = "Run the production web server (gunicorn) on FRAMEWORK_SITE_ADDR."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--workers",
             type=workers,
@@ -36,7 +38,7 @@ class Command(BaseCommand):
             help="worker processes, {} to {} (SVC_WORKERS)".format(*WORKER_BOUNDS),
         )
 
-    def handle(self, *args, workers: int, **options) -> None:
+    def handle(self, *args: Any, workers: int, **options: Any) -> None:
         config = settings.SVC
         try:
             check_address_free(config.site_host, config.site_port)
@@ -47,12 +49,13 @@ class Command(BaseCommand):
         telemetry.start_master(config)
         try:
             runtime.check_serveable(config.data_dir, config.allow_empty_data)
-            catalog = runtime.start()
+            catalog = runtime.load()
         except DataDirError as error:
             raise CommandError(_refusal(error, config.allow_empty_data)) from None
         refusal = runtime.start_refusal(catalog)
         if refusal:
             raise CommandError(refusal)
+        runtime.start(catalog)  # only a release that is served is recorded as the fleet's
 
         # A fresh clone has no built assets yet; an image has them built in.
         try:

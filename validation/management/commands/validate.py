@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
@@ -46,7 +47,7 @@ class Command(BaseCommand):
         )
 
     def handle(
-        self, *args, data_dir: Path, format: str, previous: Path | None, strict: bool = False, **options
+        self, *args: Any, data_dir: Path, format: str, previous: Path | None, strict: bool = False, **options: Any
     ) -> None:
         on_terminal = self.stderr.isatty()
         try:
