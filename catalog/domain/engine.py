@@ -22,7 +22,8 @@ temporary one) and opened read-only by every process that searches them.
   below an exact match's, so that exact matches rank first.
 * **Syntax** (:func:`parse`): ``"a phrase"``, ``-word`` and ``-"phrase"``,
   ``a OR b``, and ``creator:``, ``title:``, ``year:`` (``year:1990`` or
-  ``year:1990-2000``); all other terms must match. Anything the syntax does
+  ``year:1990-2000``; a prefix with nothing after it is a plain word); all
+  other terms must match. Anything the syntax does
   not read is taken as plain words: a query never fails.
 """
 
@@ -93,7 +94,8 @@ def analysed(analysis: str, text: str) -> tuple[str, ...]:
 
 # The query syntax ------------------------------------------------------------------------------
 
-_TERM = re.compile(r'(?P<neg>-)?(?:(?P<field>creator|title|year):)?(?:"(?P<phrase>[^"]*)"|(?P<word>[^\s"]+))', re.I)
+# A field prefix applies to the term after it, spaces between them or not (``creator: Gotthelf``).
+_TERM = re.compile(r'(?P<neg>-)?(?:(?P<field>creator|title|year):\s*)?(?:"(?P<phrase>[^"]*)"|(?P<word>[^\s"]+))', re.I)
 _YEARS = re.compile(r"(\d{1,4})(?:(?:-|\.\.)(\d{1,4}))?")
 
 
@@ -471,6 +473,8 @@ class EngineIndex:
         records' index). Other sorts: :data:`RECORD_ORDERS`.
         """
         searcher = self.searcher()
+        if start >= int(searcher.num_docs):  # past every item: tantivy would reserve room for ``start`` hits first
+            return int(searcher.search(built, limit=1, count=True).count), np.zeros(0, dtype=np.int64)  # type: ignore[attr-defined]
         limit = max(1, stop - start)
         if sort in RECORD_ORDERS:
             name, ascending = RECORD_ORDERS[sort]

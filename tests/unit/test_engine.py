@@ -28,6 +28,7 @@ def test_terms_phrases_exclusions_or_and_fields():
     )
     assert parse("year:1497") == Query(((Term("1497", field="year", years=(1497, 1497)),),))
     assert parse("year:2000-1990").groups[0][0].years == (1990, 2000)
+    assert parse("creator: Brant  title:  Narrenschiff") == parse("creator:Brant title:Narrenschiff")
 
 
 @pytest.mark.parametrize(
@@ -40,6 +41,10 @@ def test_terms_phrases_exclusions_or_and_fields():
         ("-", Query()),
         ("¿?!", Query()),
         ("a OR", Query(((Term("a"),),))),
+        ("title:", Query(((Term("title:"),),))),  # a prefix with nothing after it
+        ("year:abc", Query(((Term("year:abc"),),))),
+        ("-\x00\x1b", Query()),
+        ("\ufffd\ufffd", Query()),  # a lone surrogate in the URL, as Django decodes it
         ("OR b", Query(((Term("b"),),))),
     ],
 )
