@@ -48,7 +48,7 @@ import numpy as np
 import tantivy
 
 from catalog.domain.memo import memo_for
-from catalog.domain.model import Catalog, Project, is_placeholder, language_items
+from catalog.domain.model import PLACEHOLDERS, Catalog, Project, is_placeholder, language_items
 from catalog.domain.roles import creator_attributions
 from catalog.domain.values import stored_list, stored_strings
 
@@ -80,6 +80,7 @@ def _analyzer(language: str | None) -> tantivy.TextAnalyzer:
 ANALYZERS: dict[str, tantivy.TextAnalyzer] = {**{lang: _analyzer(lang) for lang in LANGUAGES}, NAMES: _analyzer(None)}
 
 
+@lru_cache(maxsize=1024)
 def language_of(tag: str | None) -> str:
     """The analysis a text of language ``tag`` gets: its own language's when there is one, else the default."""
     primary = (tag or "").split("-")[0].split("_")[0].lower()
@@ -222,7 +223,10 @@ class Document:
 
     def add(self, group: str, value: object) -> None:
         """Every text of a stored value (a string, a language map, a list of them) in ``group``."""
-        if isinstance(value, list | tuple):
+        if isinstance(value, str):  # the common case first: this runs for every text of every record
+            if value.strip() and value not in PLACEHOLDERS:
+                self.texts.append((group, None, value))
+        elif isinstance(value, list | tuple):
             for item in value:
                 self.add(group, item)
         elif isinstance(value, Mapping) and ("text" in value or "url" in value):
@@ -231,7 +235,7 @@ class Document:
                 self.add(group, text)
         else:
             for language, text in language_items(value):
-                if text.strip() and not is_placeholder(text):
+                if text.strip() and text not in PLACEHOLDERS:
                     self.texts.append((group, language, text))
 
 
@@ -273,10 +277,14 @@ def write_index(
     _register(index)
     writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
     count = 0
+    fields: dict[tuple[str, str | None], str] = {}  # (group, language tag) -> its field, looked up once
     for document in documents:
         doc = tantivy.Document()
         for group, language, text in document.texts:
-            doc.add_text(_field(group, language_of(language)), text)
+            name = fields.get((group, language))
+            if name is None:
+                name = fields[group, language] = _field(group, language_of(language))
+            doc.add_text(name, text)
         for name in document.creators:
             doc.add_text("creator", name)
         doc.add_unsigned("position", document.position)
