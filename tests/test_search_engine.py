@@ -153,6 +153,37 @@ def test_a_query_the_syntax_cannot_read_is_never_an_error(server, query):
         assert fetch(server.base_url, f"{path}?q={query}").status == 200, path
 
 
+def test_a_word_with_a_star_finds_every_word_that_starts_so_below_exact_matches(server):
+    truncated = labels(server, "holzsch*")
+    assert sorted(truncated) == sorted(label for label in labels(server, "holzschnitt") if HOLZSCHNITT.search(label))
+    assert records(server, "holzsch")["count"] == 0  # without the star, a whole word
+    assert records(server, "-holzsch*")["count"] == 4198 - len(truncated)
+    assert labels(server, "ab*") == labels(server, "ab")  # under three letters: the plain word
+    marks = set(page(server, "/records?q=holzsch*").xpath("//table[@class='records']//mark/text()"))
+    assert marks == {"Holzschnitt", "Holzschnitte", "Holzschnittes", "Holzschnitts"}
+    # An exact match ranks above a word that only starts so.
+    assert projects(server, "film*") == [*projects(server, "film"), "081C"]  # 081C: "Filmwissenschaften"
+
+
+def test_persons_and_organizations_are_searched_by_the_engine(server):
+    def listed(path: str) -> list[str]:
+        return [name.strip() for name in page(server, path).xpath("//ul[@class='entity-list']/li/a/text()")]
+
+    zurich = listed("/organizations?q=zurich")
+    assert listed("/organizations?q=Z%C3%BCrich") == zurich and len(zurich) == 17
+    assert sorted(listed("/organizations?q=Zuerich")) == sorted(zurich)  # one edit away: the same, scored lower
+    assert "ETH Zürich" in zurich
+    assert sorted(listed("/organizations?q=univeristy+basel")) == sorted(listed("/organizations?q=university+basel"))
+    assert sorted(listed("/persons?q=bernouli")) == sorted(listed("/persons?q=bernoulli"))
+    assert sorted(listed("/persons?q=bernoull*")) == sorted(listed("/persons?q=bernoulli"))
+    assert len(listed("/persons?q=bernoulli")) == 6
+    tree = page(server, "/de/persons?q=gotthelf")
+    assert tree.xpath("//select[@name='sort']/option[@selected]/text()") == ["Beste Treffer"]
+    for path in ("/persons", "/organizations", "/clusters", "/collections"):
+        for query in ("%22unclosed", "-", "year:abc", "%ED%A0%80", "%00", "creator:"):
+            assert fetch(server.base_url, f"{path}?q={query}").status == 200, (path, query)
+
+
 def test_what_the_syntax_cannot_read_is_searched_as_plain_words(server):
     assert records(server, '"holzschnitt verwendet')["count"] == records(server, "holzschnitt verwendet")["count"]
     assert labels(server, "holzschnitt -") == labels(server, "holzschnitt") == labels(server, "holzschnitt OR")

@@ -20,6 +20,8 @@ temporary one) and opened read-only by every process that searches them.
   or more also matches the words one edit away (insertion, deletion,
   substitution or transposition of two neighbours), with a constant score far
   below an exact match's, so that exact matches rank first.
+* **Truncation.** ``word*`` (three letters or more) also matches every word
+  that starts so, scored as a typo is: below exact matches.
 * **Syntax** (:func:`parse`): ``"a phrase"``, ``-word`` and ``-"phrase"``,
   ``a OR b``, and ``creator:``, ``title:``, ``year:`` (``year:1990`` or
   ``year:1990-2000``; a prefix with nothing after it is a plain word); all
@@ -29,6 +31,7 @@ temporary one) and opened read-only by every process that searches them.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import logging
@@ -55,7 +58,7 @@ from catalog.domain.values import stored_list, stored_strings
 logger = logging.getLogger("catalog.domain.engine")
 
 # Bump when the analysis, the fields or what goes into them change: an index of another format is rebuilt.
-FORMAT = 2
+FORMAT = 3
 STEMMERS = {"de": "german", "fr": "french", "it": "italian", "en": "english"}
 LANGUAGES = tuple(STEMMERS)
 DEFAULT_LANGUAGE = "en"  # untagged text, and languages without a stemmer here
@@ -63,6 +66,7 @@ NAMES = "names"  # the analysis of names: folded, never stemmed
 FUZZY_MIN_LETTERS = 5
 FUZZY_WEIGHT = 0.05  # a typo's constant score, times its field's weight: below any exact match's BM25 score
 MAX_TERMS = 20
+PREFIX_MIN_LETTERS = 3  # ``ab*`` would reach too much of the vocabulary to mean anything
 _LONGEST_WORD = 40  # longer tokens (hashes, URLs run together) are not indexed
 
 
@@ -108,6 +112,7 @@ class Term:
     phrase: bool = False
     field: str | None = None  # "creator", "title", "year" or None: every text
     years: tuple[int, int] | None = None  # year: a range of years
+    truncated: str | None = None  # ``word*``: the start that words may continue (folded, unstemmed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +134,16 @@ class Query:
 
 def _has_tokens(text: str) -> bool:
     return bool(analysed(NAMES, text))
+
+
+def _truncated(word: str | None) -> str | None:
+    """The start ``word*`` asks words to begin with: one folded word of :data:`PREFIX_MIN_LETTERS` or more."""
+    if not word or not word.endswith("*"):
+        return None
+    tokens = analysed(NAMES, word)
+    if len(tokens) != 1 or len(tokens[0]) < PREFIX_MIN_LETTERS or not tokens[0].isalnum():
+        return None
+    return tokens[0]
 
 
 def parse(text: str) -> Query:
@@ -164,7 +179,7 @@ def parse(text: str) -> Query:
             if not _has_tokens(value):
                 join_next = False
                 continue
-            term = Term(value, phrase is not None, prefix.lower() if prefix else None)
+            term = Term(value, phrase is not None, prefix.lower() if prefix else None, truncated=_truncated(word))
         count += 1
         if negated:
             excluded.append(term)
@@ -207,6 +222,9 @@ RECORD_NUMBERS = (
 )
 
 PROJECTS = Kind("projects", {"name": 4.0, "keywords": 2.0, "short": 1.5, "body": 1.0}, "name")
+# A browse listing's entries (persons, organizations, clusters, collections): the name over what is shown with it.
+BROWSE = Kind("browse", {"name": 3.0, "body": 1.0}, "name")
+BROWSE_KINDS = ("persons", "organizations", "clusters", "collections")
 RECORDS = Kind("records", {"label": 2.0, "body": 1.0}, "label", RECORD_NUMBERS)
 CREATOR_WEIGHT = 1.5
 
@@ -326,6 +344,9 @@ def _text_query(schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool) -> 
         if fuzzy and not term.phrase and len(tokens) == 1 and len(tokens[0]) >= FUZZY_MIN_LETTERS:
             typo = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
             near.append(tantivy.Query.boost_query(typo, weight * FUZZY_WEIGHT))
+        if term.truncated is not None:  # every word that starts so, scored as a typo is
+            start = tantivy.Query.regex_query(schema, name, f"{term.truncated}.*")
+            near.append(tantivy.Query.boost_query(start, weight * FUZZY_WEIGHT))
     if not exact:
         return None
     best = tantivy.Query.disjunction_max_query(exact)
@@ -615,6 +636,9 @@ class RecordLayout(Protocol):
     def ranks(self) -> Mapping[str, np.ndarray]: ...
 
 
+# The documents of each browse listing, by kind, in the listing's order: catalog.domain.browse sets it when imported.
+browse_documents: Callable[[Catalog], Mapping[str, Sequence[Document]]] | None = None
+
 # The all-records index of a catalogue: catalog.domain.all_records, which builds on this module, sets it when
 # imported. Unset, the records' index is written without facet numbers, and searched by reading matches out.
 record_layout: Callable[[Catalog], RecordLayout] | None = None
@@ -675,9 +699,16 @@ def build_indexes(catalog: Catalog, directory: Path, data_version: str, segment_
     write_index(directory / "projects", PROJECTS, projects)
     numbered = _numbered(catalog)
     write_index(directory / "records", RECORDS, _record_documents(catalog, numbered), segment_documents)
+    if browse_documents is None:  # set by catalog.domain.browse when imported (it imports this module: not above)
+        importlib.import_module("catalog.domain.browse")
+    assert browse_documents is not None
+    listings = browse_documents(catalog)
+    for kind, documents in listings.items():
+        write_index(directory / kind, BROWSE, documents)
     tables = record_tables(catalog)
     meta = {
         "format": FORMAT,
+        "browse": {kind: len(documents) for kind, documents in listings.items()},
         "data_version": data_version,
         "projects": [p.key for p in catalog.projects],
         "records": [[key, len(table)] for key, table in tables],
@@ -702,6 +733,7 @@ class SearchEngine:
             self.offsets[key] = (position, position + size)
             position += size
         self.record_count = position
+        self.listings = {kind: EngineIndex(directory / kind, BROWSE) for kind in meta.get("browse", {})}
         # Facets counted, hits ordered and paged inside tantivy (FORMAT 2 indexes written in label order).
         self.ordered = bool(meta.get("ordered"))
         self._keep = keep  # a temporary directory lives as long as the engine
@@ -709,6 +741,14 @@ class SearchEngine:
     def project_scores(self, query: Query) -> dict[int, float] | None:
         """Each matching project's relevance, by its place in the catalogue (None: the query asks for nothing)."""
         found = self.projects.hits(query)
+        if found is None:
+            return None
+        return {int(p): float(s) for p, s in zip(*found, strict=True)}
+
+    def listing_scores(self, kind: str, query: Query) -> dict[int, float] | None:
+        """Each matching entry's relevance, by its place in the browse listing ``kind`` (None: asks for nothing)."""
+        listing = self.listings.get(kind)
+        found = listing.hits(query) if listing is not None else None
         if found is None:
             return None
         return {int(p): float(s) for p, s in zip(*found, strict=True)}
@@ -747,6 +787,8 @@ def unusable(directory: Path, catalog: Catalog) -> str | None:
         return f"{directory / META} cannot be read: {error}"
     if meta.get("format") != FORMAT:
         return f"the search index has format {meta.get('format')}, this svc reads format {FORMAT}"
+    if sorted(meta.get("browse", {})) != sorted(BROWSE_KINDS):
+        return "the search index has no index of the browse listings"
     if meta.get("data_version") != catalog.data_version:
         return "the data changed since the search index was written"
     if meta.get("projects") != [p.key for p in catalog.projects] or meta.get("records") != [
@@ -794,11 +836,12 @@ _WORD = re.compile(r"\w+")
 
 
 class Marker:
-    """Which words of a text a query matched, by the engine's own analysis: the same word, stem, or typo rule."""
+    """Which words of a text a query matched, by the engine's own analysis: the same word, stem, typo or start."""
 
     def __init__(self, query: Query) -> None:
         self.exact: dict[str, set[str]] = {analysis: set() for analysis in (*LANGUAGES, NAMES)}
         self.near: dict[str, set[str]] = {analysis: set() for analysis in (*LANGUAGES, NAMES)}
+        self.starts = tuple({term.truncated for term in query.terms if term.truncated is not None})
         for term in query.terms:
             if term.years is not None:
                 continue
@@ -814,7 +857,9 @@ class Marker:
         known = self._seen.get(word)
         if known is None:
             known = self._seen[word] = any(
-                token in exact or any(_within_one_edit(token, near) for near in self.near[analysis])
+                token in exact
+                or any(_within_one_edit(token, near) for near in self.near[analysis])
+                or token.startswith(self.starts)
                 for analysis, exact in self.exact.items()
                 for token in analysed(analysis, word)
             )
@@ -869,9 +914,10 @@ def index_directory(data_dir: str | os.PathLike[str]) -> Path:
 
 
 def _checksums(directory: Path) -> dict[str, str]:
-    """CRC-32 of every file of the two indexes, by path: what a stamped index is checked against."""
+    """CRC-32 of every file of every index (projects, records, browse listings), by path: what a stamped index is
+    checked against."""
     sums = {}
-    for part in ("projects", "records"):
+    for part in sorted(p.name for p in directory.iterdir() if p.is_dir()):
         for path in sorted((directory / part).iterdir()):
             if path.is_file() and not path.name.startswith("."):  # tantivy's lock files come and go
                 crc, chunk = 0, bytearray(1 << 20)

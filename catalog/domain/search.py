@@ -7,7 +7,6 @@ and how well, is the search engine's answer (:mod:`catalog.domain.engine`).
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -35,7 +34,6 @@ MAX_FILTER_VALUES = 50
 
 # Letters that NFKD does not decompose into a base letter plus accents.
 _FOLD = str.maketrans({"ø": "o", "Ø": "o", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ł": "l", "Ł": "l", "đ": "d"})
-_WORD = re.compile(r"\w+")
 
 
 def normalise(text: str) -> str:
@@ -44,25 +42,6 @@ def normalise(text: str) -> str:
         return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
     return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(normalise(text))
-
-
-def _field_text(*texts: str) -> str:
-    """Normalised words joined by spaces, framed by spaces for word-start tests."""
-    return " " + " ".join(word for text in texts for word in words(text)) + " "
-
-
-def searchable_text(*texts: str) -> str:
-    """The form :func:`matches` searches: every text's normalised words in one string (the browse listings)."""
-    return _field_text(*texts)
-
-
-def matches(text: str, query_words: Sequence[str]) -> bool:
-    """The browse listings' rule: every query word occurs in the (normalised) searchable text."""
-    return all(word in text for word in query_words)
 
 
 class BadQuery(ValueError):

@@ -812,8 +812,9 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
 
     def render() -> str:
         entries = memo.get(("browse", kind), lambda: build_entries(catalog, kind))
+        scores = engine.search_engine(catalog).listing_scores(kind, engine.parse(query.text)) if query.text else None
         try:
-            result = browse(entries, query)
+            result = browse(entries, query, scores)
         except PageOutOfRange as error:
             raise Http404(_past_the_end(error)) from None
         path = page_links.listing(kind)

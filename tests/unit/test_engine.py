@@ -29,6 +29,14 @@ def test_terms_phrases_exclusions_or_and_fields():
     assert parse("year:1497") == Query(((Term("1497", field="year", years=(1497, 1497)),),))
     assert parse("year:2000-1990").groups[0][0].years == (1990, 2000)
     assert parse("creator: Brant  title:  Narrenschiff") == parse("creator:Brant title:Narrenschiff")
+    assert parse("holzsch* -foli*") == Query(
+        ((Term("holzsch*", truncated="holzsch"),),), (Term("foli*", truncated="foli"),)
+    )
+    assert parse("ab* holz-sch*").groups == ((Term("ab*"),), (Term("holz-sch*"),))  # too short, or two words
+
+
+def test_marks_show_words_that_start_as_a_truncated_word_asks():
+    assert engine.marker("Fruhdr*").parts("Die Frühdrucke") == (("Die ", False), ("Frühdrucke", True))
 
 
 @pytest.mark.parametrize(
