@@ -20,17 +20,12 @@ from catalog.domain.search import (
     parse_page,
     rank,
     search,
-    words,
 )
 from tests.api_data_sets import write_small_data_set
 
 
 def test_normalise_folds_case_and_accents():
     assert normalise("Zürich ÉCOLE") == normalise("zurich ecole") == "zurich ecole"
-
-
-def test_words_are_normalised_tokens():
-    assert words("Die Bilderfolgen, der Basler Frühdrucke!") == ["die", "bilderfolgen", "der", "basler", "fruhdrucke"]
 
 
 @pytest.mark.parametrize(("values", "page"), [([], 1), ([""], 1), (["3"], 3), ([" 7 "], 7), (["", "2"], 2)])
