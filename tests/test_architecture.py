@@ -227,6 +227,7 @@ def test_the_committed_import_graph_is_the_codes() -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
 def test_a_stale_import_graph_is_refused(tmp_path: Path) -> None:
     document = tmp_path / "architecture.md"
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")

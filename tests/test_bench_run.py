@@ -15,6 +15,7 @@ from tests.conftest import CORPUS_DIR, PROJECT_ROOT
 RUN = PROJECT_ROOT / "bench" / "run.py"
 
 
+@pytest.mark.slow
 def test_healthz_against_its_baseline_and_unavailable_paths(tmp_path: Path) -> None:
     if shutil.which("wrk") is None:
         pytest.fail("wrk is not installed (scripts/test installs it)")

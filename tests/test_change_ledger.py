@@ -328,6 +328,7 @@ def test_a_dry_run_reports_and_writes_nothing(stamped: Stamped, tmp_path: Path) 
     assert (data_dir / LEDGER_PATH).read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_stamp_whose_reading_process_is_killed_exits_2_instead_of_waiting_for_ever(tmp_path: Path) -> None:
     """The out-of-memory killer may end one of the processes that read the records: the stamp must not hang."""
     data_dir = tmp_path / "data"
@@ -381,6 +382,7 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_data_that_does_not_load_exits_2_and_leaves_the_ledger_alone(stamped: Stamped, tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     shutil.copytree(stamped.data_dir, data_dir)

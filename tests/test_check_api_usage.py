@@ -171,6 +171,7 @@ def test_clean_files_produce_no_finding():
     assert result.stderr.strip() == f"0 removed, 0 deprecated in {scanned} file(s) scanned"
 
 
+@pytest.mark.slow
 def test_exit_codes_deprecated_strict_and_usage_errors(tmp_path):
     deprecated_only = check(FIXTURES / "scripts" / "cardinality-checks.http")
     assert deprecated_only.returncode == 0 and deprecated_only.stdout.count("\n") == 3
@@ -280,6 +281,7 @@ def test_list_prints_the_registry():
     assert listing["vocabularies"]["base"]["prefixes"] == ["base"]
 
 
+@pytest.mark.slow
 def test_namespace_and_prefix_options():
     films = FIXTURES / "ontologies" / "films-onto.rdf"
     # films-onto.rdf binds base: to a local test server's namespace, not one of the default namespaces

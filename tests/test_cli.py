@@ -38,6 +38,7 @@ def test_unknown_command_is_a_usage_error():
     assert result.returncode == 2 and "unknown command 'frobnicate'" in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["0", "65", "two", "1e1"])
 def test_serve_refuses_workers_outside_the_bounds_of_svc_workers(workers):
     address = f"127.0.0.1:{free_port()}"  # should it start after all, not on a port in use
@@ -46,6 +47,7 @@ def test_serve_refuses_workers_outside_the_bounds_of_svc_workers(workers):
     assert result.stderr.splitlines()[-1] == f"svc serve: error: argument --workers: invalid workers value: '{workers}'"
 
 
+@pytest.mark.slow
 def test_serve_with_a_site_root_it_cannot_write_stops_with_one_line():
     unwritable = "/proc/sys"  # exists, and not even root can create a directory in it
     address = f"127.0.0.1:{free_port()}"
@@ -107,6 +109,7 @@ def test_healthz_is_empty_200(corpus_server):
         assert response.status == 200 and response.read() == b""
 
 
+@pytest.mark.slow
 def test_serve_uses_legacy_data_dir(tmp_path):
     server = start_server(CORPUS_DIR, {"SVC_DATA_DIR": "", "DATA_DIR": str(CORPUS_DIR)})
     try:
@@ -119,6 +122,7 @@ def test_serve_uses_legacy_data_dir(tmp_path):
 # -- start only on data (issue 21, point 3) ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["empty", "unrelated file", "parent of the data"])
 def test_serve_refuses_a_directory_without_entity_files(tmp_path, shape):
     directory = tmp_path / "mount"
@@ -140,6 +144,7 @@ def test_serve_refuses_a_directory_without_entity_files(tmp_path, shape):
     assert "gunicorn" not in result.stdout
 
 
+@pytest.mark.slow
 def test_serve_allows_an_empty_catalogue_when_asked(tmp_path):
     server = start_server(tmp_path, {"SVC_ALLOW_EMPTY_DATA": "true"})
     try:
@@ -197,6 +202,7 @@ def _data_with_a_huge_and_an_invalid_file(root):
     return data
 
 
+@pytest.mark.slow
 def test_serve_skips_a_huge_entity_file_and_names_a_schema_invalid_one_once(tmp_path):
     data = _data_with_a_huge_and_an_invalid_file(tmp_path / "data")
     server = start_server(data)

@@ -179,6 +179,7 @@ def test_rust_log_directives():
 COMMANDS = [("serve",), ("validate", str(SAMPLE_DATA)), ("stamp", str(SAMPLE_DATA), "--dry-run")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "value", "command"),
     [

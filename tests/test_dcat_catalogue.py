@@ -72,6 +72,7 @@ def test_each_serialisation_has_no_violation_of_dcat_ap_or_dcat_ap_ch(corpus_ser
         assert violations(data, name) == [], name
 
 
+@pytest.mark.slow
 def test_the_catalogue_names_its_services_and_each_dataset_has_three_distributions(corpus_server) -> None:
     _, _, body = get(f"{corpus_server.base_url}/catalogue/dcat.ttl")
     data = Graph().parse(data=body, format="turtle")
@@ -90,6 +91,7 @@ def test_a_doi_only_in_a_publications_text_is_referenced(corpus_server) -> None:
     assert URIRef("https://doi.org/10.25592/uhhfdm.8477") in set(data.objects(project, DCTERMS.isReferencedBy))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("accept", "expected"),
     [
@@ -116,6 +118,7 @@ def test_an_unoffered_type_is_406_with_the_offers(corpus_server) -> None:
     assert body.decode().splitlines()[1:] == ["text/turtle", "application/rdf+xml", "application/ld+json"]
 
 
+@pytest.mark.slow
 def test_the_catalogue_is_compressed_and_tagged(corpus_server) -> None:
     url = f"{corpus_server.base_url}/catalogue/dcat.ttl"
     status, headers, body = get(url, Accept_Encoding="gzip")

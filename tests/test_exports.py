@@ -89,6 +89,7 @@ def test_datacite_and_dc_exports_are_the_oai_mapping_and_valid(client, corpus):
     assert resource.tag == "{http://datacite.org/schema/kernel-4}resource"
 
 
+@pytest.mark.slow
 def test_every_export_of_every_corpus_project_answers(client, corpus):
     for project in corpus.projects:
         for export in exports.WORK_EXPORTS[1:]:
@@ -142,6 +143,7 @@ def test_catalogue_dump_is_one_jsonld_document(client, corpus):
 # Signposting against a real server --------------------------------------------
 
 
+@pytest.mark.slow
 def test_signposting_of_a_project_over_http(corpus_server):
     base = corpus_server.base_url
     found = signposting.find_signposting_http(f"{base}/projects/0803")

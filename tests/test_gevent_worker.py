@@ -125,6 +125,7 @@ def test_an_idle_kept_alive_connection_is_closed_without_a_word(connection: Conn
     assert connection.closed_silently()
 
 
+@pytest.mark.slow
 def test_an_idle_connection_that_sent_nothing_is_closed_without_a_word(server: Server):
     silent = Connection(server)
     try:

@@ -23,6 +23,7 @@ def jsonld_of(client, url: str) -> dict:
     return json.loads(blocks[0])
 
 
+@pytest.mark.slow
 def test_every_corpus_project_is_a_complete_dataset(client, install_catalog):
     catalog = install_catalog(CORPUS_DIR)
     for project in catalog.projects:

@@ -62,6 +62,7 @@ def test_there_is_a_base_and_overlays():
     assert names == ["base", "overlays/local", "overlays/production"]
 
 
+@pytest.mark.slow
 def test_every_kustomization_validates_strictly(rendered: dict[str, Path]):
     for name, path in rendered.items():
         result = subprocess.run(
@@ -81,6 +82,7 @@ def checkov_environment() -> Path:
     return venv / "bin" / "checkov"
 
 
+@pytest.mark.slow
 def test_overlays_pass_checkov(rendered: dict[str, Path]):
     """Both overlays hold all of the base; the base alone names no image version (the overlays do)."""
     files = [arg for name, path in rendered.items() if name != "base" for arg in ("--file", str(path))]

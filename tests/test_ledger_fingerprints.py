@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from catalog.domain.ledger import iter_entries, ledger_path
 from catalog.domain.loader import load_catalog
 from catalog.publishing.changes import Publication, published_fingerprint
@@ -57,6 +59,7 @@ def stamped_entries(data_dir: Path) -> dict[str, tuple[str, int]]:
         }
 
 
+@pytest.mark.slow
 def test_a_person_renamed_or_added_moves_exactly_the_records_that_give_the_name_as_text(tmp_path: Path):
     """A free-text name (rights holder, author) is a person (Personal) or not (Organizational) in the metadata:
     the records giving a person's old or new name change; the stamp renders the others only when they did."""

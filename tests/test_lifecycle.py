@@ -26,6 +26,7 @@ STOP_TRIALS = 10
 GRACEFUL_TIMEOUT = gunicorn_options("127.0.0.1:0", 1)["graceful_timeout"]
 
 
+@pytest.mark.slow
 def test_sigterm_lets_a_request_in_flight_finish(tmp_path: Path):
     data = write_data_set(tmp_path / "data", ["0001"])
     site = tmp_path / "site"
@@ -122,6 +123,7 @@ def switch(link: Path, target: Path) -> None:
     staged.replace(link)
 
 
+@pytest.mark.slow
 def test_sighup_reloads_without_dropping_requests_and_keeps_good_data(tmp_path: Path):
     releases, current = tmp_path / "releases", tmp_path / "current"
     first_release = write_data_set(releases / "1", ["0001"])
@@ -257,6 +259,7 @@ def _wait_until_server_read(client: socket.socket, timeout: float = 30) -> None:
     raise TimeoutError("the server did not read the request's first bytes")
 
 
+@pytest.mark.slow
 def test_a_request_head_slower_than_the_deadline_is_answered_408(tmp_path: Path):
     """The protective header deadline (docs/reliability.md): 408 and a clean close, not a silent cut."""
     data = write_data_set(tmp_path / "data", ["0001"])

@@ -94,6 +94,7 @@ def _problems(output: str, env: str) -> list[str]:
     return [line for line in output.splitlines() if re.match(r"\S+ \S+ (ERROR|CRITICAL) ", line)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env", ["DEV", "PROD"])
 def test_a_client_cannot_forge_log_lines_or_leak_query_text(tmp_path, env):
     data = write_data_set(tmp_path / "data", ["0001"])

@@ -111,6 +111,7 @@ def test_stamp_writes_the_ledger_and_snapshot(tmp_path: Path):
     assert "\ufffd" in (data / ".svc" / "ledger.tsv").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stamped", [False, True], ids=["records-from-json", "records-from-snapshot"])
 def test_pages_api_and_oai_serve_the_replacement_character(tmp_path: Path, stamped: bool):
     data = data_with_surrogates(tmp_path / "data")

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import PROJECT_ROOT
 
 TESTS = """
@@ -64,6 +66,7 @@ def test_a_test_that_starts_a_resource_without_its_marker_fails_naming_the_marke
     assert "Failed: this test starts redis but is not marked @pytest.mark.redis" in result.stdout
 
 
+@pytest.mark.slow
 def test_a_test_using_a_resource_fixture_is_marked_and_quick_leaves_it_out(tmp_path: Path):
     quick = run_pytest(tmp_path, "-m", "not (browser or container or nginx or redis or slow)", "--collect-only")
     assert quick.returncode == 0, quick.stdout + quick.stderr

@@ -46,6 +46,7 @@ def expected_identifiers(server: Server) -> list[str]:
     return [identifier for page in pages for identifier in identifiers(page)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("prefix", "method"), [("oai_dc", "GET"), ("oai_datacite", "POST")])
 def test_a_harvester_receives_every_item_exactly_once(server, prefix, method):
     expected = expected_identifiers(server)
@@ -59,6 +60,7 @@ def test_a_harvester_receives_every_item_exactly_once(server, prefix, method):
     assert sickle.Identify().repositoryIdentifier == "dasch.swiss"
 
 
+@pytest.mark.slow
 def test_a_token_survives_a_restart():
     first = start_server(CORPUS_DIR, HIGH_LIMITS_ENV)
     try:

@@ -77,6 +77,7 @@ DATA = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", DATA)
 def test_every_verb_and_every_item_in_both_formats(client, serve, tmp_path, make):
     catalog = serve(make(tmp_path))

@@ -130,6 +130,7 @@ def _conforms_for_every_entity(schema, catalog) -> None:
             assert _validate(schema, "/projects/{shortcode}/records/{record}", path_parameters=parameters) == 200
 
 
+@pytest.mark.slow
 def test_every_corpus_entity_conforms(api_schema):
     _conforms_for_every_entity(api_schema, corpus_catalog())
 
@@ -203,6 +204,7 @@ generated = schemathesis.openapi.from_dict(openapi_document())
 generated.app = application
 
 
+@pytest.mark.slow
 @generated.parametrize()
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 def test_generated_requests_get_documented_answers(case):

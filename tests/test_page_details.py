@@ -135,6 +135,7 @@ def test_a_record_whose_own_citation_differs_says_it_is_the_records(client, inst
     assert "The record asks to be cited as: Plan of the site (1900)" in box
 
 
+@pytest.mark.slow
 def test_one_uri_per_licence(client, corpus):
     seen: dict[str, set[str]] = {}
     for project in corpus.projects:

@@ -60,6 +60,7 @@ def test_root_redirects_permanently_to_the_listing(client):
     assert response["Location"] == "/projects"
 
 
+@pytest.mark.slow
 def test_every_entity_page_renders(client, catalog):
     tree = page(client, "/projects")
     assert_page_shell(tree, "/projects")

@@ -184,6 +184,7 @@ def _reference_page(table: RecordTable, query: RecordQuery) -> tuple[int, list[i
     return len(found), ordered[start : start + PAGE_SIZE]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["", "folio", "karte letter", "zürich", "2r", "folio -map", "nothing"])
 @pytest.mark.parametrize("sort", RecordQuery.SORTS)
 def test_every_page_of_every_sort_is_what_the_rules_give(text, sort):

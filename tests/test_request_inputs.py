@@ -164,6 +164,7 @@ def recording(settings):
     READS.clear()
 
 
+@pytest.mark.slow
 def test_every_route_reads_only_what_its_view_declares(client, recording):
     samples = _samples()
     routes = [route for route, _ in _routes(get_resolver().url_patterns)]

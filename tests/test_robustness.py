@@ -54,6 +54,7 @@ def log_problems(output: str) -> list[str]:
 # --- 2. a reload that would lose most of a type is refused -----------------------------
 
 
+@pytest.mark.slow
 def test_reload_that_empties_or_halves_a_type_is_refused(tmp_path: Path):
     data = copy_corpus(tmp_path / "data")
     server = start_server(data)
@@ -76,6 +77,7 @@ def test_reload_that_empties_or_halves_a_type_is_refused(tmp_path: Path):
         stop_server(server)
 
 
+@pytest.mark.slow
 def test_validate_with_previous_data_reports_the_same_shrinkage(tmp_path: Path):
     new = copy_corpus(tmp_path / "new")
     records = new / "records" / "0803-records.json"
@@ -112,6 +114,7 @@ BROKEN_FILES = [
 ]
 
 
+@pytest.mark.slow
 def test_broken_files_are_skipped_whole_and_the_rest_is_served(tmp_path: Path):
     data = broken_copy(tmp_path / "data")
     server = start_server(data)
@@ -130,6 +133,7 @@ def test_broken_files_are_skipped_whole_and_the_rest_is_served(tmp_path: Path):
     assert "Traceback" not in output
 
 
+@pytest.mark.slow
 def test_validate_reports_every_broken_file(tmp_path: Path):
     data = broken_copy(tmp_path / "data")
     result = run_svc("validate", str(data), "--format", "json", timeout=120)
@@ -207,6 +211,7 @@ def test_gunicorn_lines_carry_neither_the_client_address_nor_query_values(strict
 # --- 10. X-Forwarded-Proto is trusted exactly as X-Forwarded-For is ----------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hops, scheme", [("0", "http"), ("1", "https")])
 def test_forwarded_proto_follows_trusted_proxy_hops(hops: str, scheme: str):
     server = start_server(CORPUS_DIR, {"SVC_TRUSTED_PROXY_HOPS": hops})
@@ -223,6 +228,7 @@ def test_forwarded_proto_follows_trusted_proxy_hops(hops: str, scheme: str):
 # --- 6. the page cache counts what entries really cost -----------------------------------
 
 
+@pytest.mark.slow
 def test_cache_accounting_covers_what_long_keys_really_cost():
     """The attack's shape (2 KB keys, 130-byte bodies): the accounting must not undercount memory."""
     import tracemalloc

@@ -146,6 +146,7 @@ def test_only_get_and_head(client, corpus_server):
         assert same_headers(head, get) and int(head.headers["content-length"]) == len(get.body)
 
 
+@pytest.mark.slow
 def test_more_than_50000_urls_become_a_sitemap_index(tmp_path):
     records = MAX_URLS_PER_SITEMAP + 10
     install(load_catalog(write_large_data_set(tmp_path / "data", records)))

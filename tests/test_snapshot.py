@@ -88,6 +88,7 @@ def snapshot_warnings(output: str) -> list[str]:
     return [line for line in output.splitlines() if NOT_USED in line]
 
 
+@pytest.mark.slow
 def test_serving_from_the_snapshot_answers_as_serving_from_json(stamped_dir: Path, tmp_path: Path) -> None:
     from_snapshot, output = answers(stamped_dir)
     assert USED in output and snapshot_warnings(output) == []
@@ -103,6 +104,7 @@ def test_serving_from_the_snapshot_answers_as_serving_from_json(stamped_dir: Pat
     assert {version for _, _, version in from_snapshot} == {load_catalog(stamped_dir).data_version}
 
 
+@pytest.mark.slow
 def test_without_a_snapshot_one_warning_names_svc_stamp(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     shutil.copytree(SAMPLE_DIR, data_dir)
@@ -117,6 +119,7 @@ def _rewrite_records(data_dir: Path, keep: slice) -> None:
     path.write_text(json.dumps(json.loads(path.read_text())[keep]))
 
 
+@pytest.mark.slow
 def test_changed_data_is_served_from_json_not_from_the_stale_snapshot(data_dir: Path) -> None:
     _rewrite_records(data_dir, slice(0, 10))
     [(status, body, version)], output = answers(data_dir, (f"/projects/{SHORTCODE}/records",))
@@ -126,6 +129,7 @@ def test_changed_data_is_served_from_json_not_from_the_stale_snapshot(data_dir: 
     assert status == 200 and b"The 10 records of the research project" in body
 
 
+@pytest.mark.slow
 def test_same_sizes_other_contents_is_stale(data_dir: Path) -> None:
     path = data_dir / RECORDS
     text = path.read_text()
@@ -136,6 +140,7 @@ def test_same_sizes_other_contents_is_stale(data_dir: Path) -> None:
     assert "same sizes, other contents" in warning
 
 
+@pytest.mark.slow
 def test_a_copy_with_new_file_times_still_uses_the_snapshot(data_dir: Path) -> None:
     for path in (data_dir / "records").iterdir():
         os.utime(path, ns=(1_000_000_000, 1_000_000_000))
@@ -143,6 +148,7 @@ def test_a_copy_with_new_file_times_still_uses_the_snapshot(data_dir: Path) -> N
     assert USED in output and snapshot_warnings(output) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("damage", "reason"),
     [
@@ -208,6 +214,7 @@ def test_a_refused_stamp_leaves_the_snapshot_and_no_temporary_file(data_dir: Pat
     assert files() == before
 
 
+@pytest.mark.slow
 def test_a_reload_opens_the_new_snapshot(data_dir: Path) -> None:
     server = start_server(data_dir)
     try:
@@ -312,6 +319,7 @@ def test_a_ledger_changed_after_stamping_is_read_again(data_dir: Path, caplog) -
     assert with_ledger(catalog).ledger == read_view(load_catalog(data_dir))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("change", "reason"),
     [

@@ -169,6 +169,7 @@ def serve_and_request(receiver: Receiver, tmp_path, framework_env: str) -> str:
     return output
 
 
+@pytest.mark.slow
 def test_spans_metrics_and_logs_reach_the_collector_in_dev(receiver, tmp_path):
     output = serve_and_request(receiver, tmp_path, "DEV")
 
@@ -225,6 +226,7 @@ def test_spans_metrics_and_logs_reach_the_collector_in_dev(receiver, tmp_path):
     assert f"Not Found: /no-such-page trace_id={missing.trace_id.hex()} span_id={missing.span_id.hex()}" in output
 
 
+@pytest.mark.slow
 def test_a_late_release_is_a_metric_with_how_late_it_was(receiver, tmp_path):
     """svc.release.late: 0 for a release switched to in time, the seconds late for one reloaded after its time."""
     data = write_data_set(tmp_path / "data", ["0001", "0002"])
@@ -251,6 +253,7 @@ def test_a_late_release_is_a_metric_with_how_late_it_was(receiver, tmp_path):
     assert seconds >= 2
 
 
+@pytest.mark.slow
 def test_prod_keeps_logs_on_stdout_with_trace_ids(receiver, tmp_path):
     output = serve_and_request(receiver, tmp_path, "PROD")
 

@@ -291,6 +291,7 @@ DEFECTS: dict[str, tuple[Callable[[Files], None], list[str]]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change, expected", DEFECTS.values(), ids=DEFECTS.keys())
 def test_each_defect_is_reported_on_its_own_line(
     tmp_path: Path, change: Callable[[Files], None], expected: list[str]
@@ -365,6 +366,7 @@ def test_what_is_not_a_defect_is_not_reported(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[1] == "valid: no findings"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "target, message",
     [
@@ -388,6 +390,7 @@ def test_an_unusable_directory_is_a_usage_error(tmp_path: Path, target: str, mes
     assert result.stderr.strip() == message.format(path=path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arguments", [(), ("--format", "xml", "."), ("a", "b")])
 def test_bad_options_are_a_usage_error(arguments: tuple[str, ...]) -> None:
     result = run_svc("validate", *arguments)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CORPUS_DIR, run_svc
 from tests.validation_data import PROJECT_FILE, valid_files, write_data_dir
 
@@ -15,6 +17,7 @@ def warning_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if WARNING in line]
 
 
+@pytest.mark.slow
 def test_warnings_are_printed_counted_and_exit_zero_unless_strict(tmp_path: Path) -> None:
     files = valid_files()
     files[PROJECT_FILE]["attributions"] = [{"contributor": "person-001", "contributorType": ["Data collector"]}]

@@ -26,6 +26,7 @@ def _fields() -> list[tuple[str, int | None, str]]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file, position, field", _fields())
 def test_a_field_of_the_wrong_shape_is_reported_not_fatal(
     tmp_path: Path, file: str, position: int | None, field: str

@@ -47,11 +47,12 @@ def test_oai_pmh_identify_describes_the_software_and_its_version(client) -> None
     assert software.findtext("dc:type", namespaces=NS) == "Software"
 
 
-def test_the_changelogs_latest_release_is_this_version_under_an_empty_unreleased() -> None:
+def test_the_changelogs_latest_release_is_this_version_under_unreleased() -> None:
+    """What changed since the release collects under "Unreleased", the one section above the latest release."""
     changelog = (PROJECT_ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     latest = RELEASE_HEADING.search(changelog)
     assert latest is not None and latest["version"] == VERSION
-    assert changelog[: latest.start()].rstrip().endswith("## [Unreleased]")
+    assert re.findall(r"^## .*$", changelog[: latest.start()], re.MULTILINE) == ["## [Unreleased]"]
 
 
 def test_the_changelogs_links_lead_to_files_of_the_project() -> None:

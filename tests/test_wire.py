@@ -137,6 +137,7 @@ def test_oai_etag_is_weak_and_ignores_response_date(server):
     assert other.headers["etag"] != tag and b"<compression>gzip</compression>" in other.body
 
 
+@pytest.mark.slow
 def test_oai_list_page_has_one_tag_on_every_replica_though_each_issues_its_own_token(server):
     first = fetch(server.base_url, OAI_LIST)
     tag, token = _tag_and_token(first)
@@ -195,6 +196,7 @@ def test_cache_control_fits_the_response(server, path, cache_control):
     assert fetch(server.base_url, path).headers["cache-control"] == cache_control
 
 
+@pytest.mark.slow
 def test_rate_limited_oai_answers_are_not_stored():
     running = start_server(CORPUS_DIR, {"SVC_OAI_MAX_CONCURRENT": "1", "SVC_WORKERS": "1"})
     try:

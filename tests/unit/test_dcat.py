@@ -113,6 +113,7 @@ def test_every_process_writes_the_same_bytes_whatever_its_hash_seed(tmp_path) ->
     assert [name for name in first if first[name] != second[name]] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rdflib_format", dcat.FORMATS)
 def test_each_format_writes_the_graph_it_was_given(sample, rdflib_format: str) -> None:
     graph = dcat.catalogue_page(sample, SITE, 1, BASE + "/x?page={page}")

@@ -16,6 +16,9 @@ NAME = "check-api-usage"
 
 
 class Command(BaseCommand):
+    # Django's system checks import every URLconf and view (rdflib, numpy, the templates): half a second of
+    # every run spent on the web site, which this offline command never serves.
+    requires_system_checks = ()
     help = (
         "Scan files and directories (source code, access logs, JSON payloads, Turtle/RDF-XML/JSON-LD ontologies) "
         "for removed or deprecated companion repository API routes, payload fields, ontology properties and "

@@ -22,6 +22,9 @@ DEFAULT_ACTIVATE_IN = 300
 
 
 class Command(BaseCommand):
+    # Django's system checks import every URLconf and view (rdflib, numpy, the templates): half a second of
+    # every run spent on the web site, which this offline command never serves.
+    requires_system_checks = ()
     help = (
         "Compare a data directory with its change ledger (<data_dir>/.svc/ledger.tsv) and update it: "
         "fingerprints of what harvesters receive, first-seen and last-changed times, tombstones of withdrawn "

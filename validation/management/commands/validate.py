@@ -20,6 +20,9 @@ from validation.report import finding_line, summary, to_json, warning_line
 
 
 class Command(BaseCommand):
+    # Django's system checks import every URLconf and view (rdflib, numpy, the templates): half a second of
+    # every run spent on the web site, which this offline command never serves.
+    requires_system_checks = ()
     help = (
         "Validate every data file under a data directory: JSON Schemas, references, orphans, duplicates, "
         "project roles in job titles, temporal coverage. Findings go to standard error as "
