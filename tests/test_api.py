@@ -242,7 +242,6 @@ def test_records_of_the_small_data_set_are_ordered_by_pid(small_client):
 @pytest.mark.parametrize(
     "path",
     [
-        "projects",
         "projects/0803",
         "persons",
         "persons/person-001",
@@ -255,6 +254,19 @@ def test_records_of_the_small_data_set_are_ordered_by_pid(small_client):
 )
 def test_endpoints_without_parameters_refuse_query_parameters(client, path):
     assert_problem(client.get(f"{API}/{path}?page=2"), 400, "unknown query parameter 'page'", "accepts: none")
+
+
+def test_the_project_listing_takes_the_listing_search_and_nothing_else(client):
+    """/api/v2/projects answers the search of /projects (text, facets, years, sort) with the same projects, in order."""
+    found = get_json(client, f"{API}/projects?q=Gothelf")
+    assert [project["shortcode"] for project in found] == ["0862"]
+    by_name = get_json(client, f"{API}/projects?q=basel&sort=name")
+    best = get_json(client, f"{API}/projects?q=basel")
+    assert len(by_name) == len(best) > 1 and by_name != best
+    assert sorted(p["shortcode"] for p in by_name) == sorted(p["shortcode"] for p in best)
+    assert_problem(client.get(f"{API}/projects?page=2"), 400, "unknown query parameter 'page'", "accepts: q, sort")
+    assert_problem(client.get(f"{API}/projects?sort=random"), 400, "unknown sort order")
+    assert_problem(client.get(f"{API}/projects?to="), 400, "'to'")
 
 
 @pytest.mark.parametrize(

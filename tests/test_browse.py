@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from lxml import html
 
+from catalog.domain import engine
 from catalog.domain.browse import BrowseQuery, browse, build_entries
 from catalog.domain.loader import load_catalog
 from catalog.domain.search import normalise
@@ -72,7 +73,8 @@ def test_accents_fold_like_the_project_listing(accented_catalog):
     assert [e.name for e in accented] == ["Université de Genève"]
     plain_words = normalise(accented[0].name)
     assert plain_words == "universite de geneve"
-    assert list(browse(entries, BrowseQuery(plain_words)).items) == [accented[0]]
+    found = engine.build_temporary(accented_catalog).listing_scores("organizations", engine.parse(plain_words))
+    assert list(browse(entries, BrowseQuery(plain_words), found).items) == [accented[0]]
 
 
 def test_sort_by_projects_and_reverse_name_and_pages(client, corpus):

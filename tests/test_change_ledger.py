@@ -302,15 +302,19 @@ def test_stamping_unchanged_data_changes_no_byte(stamped: Stamped) -> None:
     ledger = stamped.data_dir / LEDGER_PATH
     snapshot, part = ledger.with_name("snapshot.bin"), ledger.with_name("snapshot-catalog.bin")
     before, snapshot_before, part_before = ledger.read_bytes(), snapshot.read_bytes(), part.read_bytes()
+    search_before = os.readlink(ledger.with_name("search"))
     result = run_svc("stamp", str(stamped.data_dir))
     assert result.returncode == 0
     assert result.stdout.strip().splitlines()[-1].startswith("added 0, changed 0, deleted 0, unchanged ")
     assert ledger.read_bytes() == before
     assert snapshot.read_bytes() == snapshot_before
     assert part.read_bytes() == part_before
-    # no temporary file left
+    assert os.readlink(ledger.with_name("search")) == search_before  # the search index matched: kept as it was
+    # no temporary file left (the search index: its link and the one directory it names)
     assert sorted(p.name for p in ledger.parent.iterdir()) == [
         "ledger.tsv",
+        "search",
+        search_before,
         "snapshot-catalog.bin",
         "snapshot.bin",
         "stamp.lock",

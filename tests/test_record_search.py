@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
+import numpy as np
 import pytest
 from lxml import html
 
+from catalog.domain import engine
 from catalog.domain.model import RecordTable, parse_timestamp
 from catalog.domain.record_search import (
     PAGE_SIZE,
     ProjectRecordIndex,
     RecordQuery,
-    highlight,
     natural_key,
     record_date,
     record_label,
-    record_words,
     search_records,
 )
 from catalog.domain.search import BadQuery, PageOutOfRange
@@ -45,10 +47,31 @@ TABLE = RecordTable.build(
     ],
 )
 INDEX = ProjectRecordIndex.build(TABLE)
+_ENGINES: dict[int, engine.EngineIndex] = {}
+
+
+def engine_of(table: RecordTable) -> engine.EngineIndex:
+    """The search engine's index of one table's records (built once per table, kept for the session)."""
+    if id(table) not in _ENGINES:
+        directory = Path(tempfile.mkdtemp(prefix="svc-test-engine-"))
+        documents = (engine.record_document(table.record(i), table.pids[i], i) for i in range(len(table)))
+        engine.write_index(directory, engine.RECORDS, documents)
+        _ENGINES[id(table)] = engine.EngineIndex(directory, engine.RECORDS)
+    return _ENGINES[id(table)]
+
+
+def scores_of(table: RecordTable, text: str) -> np.ndarray | None:
+    """The engine's score of each record for ``text`` (None without a search), as the pages hand them on."""
+    found = engine_of(table).hits(engine.parse(text)) if text else None
+    if found is None:
+        return None
+    scores = np.zeros(len(table), dtype=np.float32)
+    scores[found[0]] = found[1]
+    return scores
 
 
 def labels(query: RecordQuery) -> list[str]:
-    result = search_records(INDEX, query)
+    result = search_records(INDEX, query, scores_of(TABLE, query.text))
     return [json.loads(TABLE.document(p))["label"]["en"] for p in result.positions]
 
 
@@ -79,21 +102,46 @@ def test_identifier_order_is_pid_order():
     ]
 
 
-def test_every_word_must_begin_a_word_of_a_searched_field_accents_and_case_ignored():
+def test_words_match_whole_words_by_stem_accents_and_case_ignored():
     assert labels(RecordQuery("zurich")) == ["Zürich map"]
     assert labels(RecordQuery("KARTE")) == ["Zürich map"]  # description
-    assert labels(RecordQuery("correspond")) == ["Letter to Basel"]  # keywords
-    assert labels(RecordQuery("fol image")) == ["folio 2v", "Folio 10r"]  # typeOfData
+    assert labels(RecordQuery("karten")) == ["Zürich map"]  # the German plural: one stem
+    assert labels(RecordQuery("correspondences")) == ["Letter to Basel"]  # keywords, another form of the word
+    assert labels(RecordQuery("folio image", "label")) == ["folio 2v", "Folio 10r"]  # typeOfData
     assert labels(RecordQuery("ccc")) == ["Zürich map"]  # the pid's last part
     assert labels(RecordQuery("olio")) == []  # inside a word is no match
+    assert labels(RecordQuery("fol")) == []  # nor the start of one: a word is a word (or its stem)
     assert labels(RecordQuery("folio basel")) == []
-    assert search_records(INDEX, RecordQuery("folio")).total == 3
+    assert search_records(INDEX, RecordQuery("folio"), scores_of(TABLE, "folio")).total == 3
+
+
+def test_a_typo_of_a_long_word_still_matches_and_short_words_must_be_exact():
+    assert labels(RecordQuery("Lettter")) == ["Letter to Basel"]  # one letter too many
+    assert labels(RecordQuery("Baesl")) == ["Letter to Basel"]  # two neighbours swapped
+    assert labels(RecordQuery("mop")) == []  # three letters: no typo allowed
+
+
+def test_relevance_is_the_default_order_with_a_search():
+    assert RecordQuery("map").effective_sort == "relevance" and RecordQuery().effective_sort == "label"
+    # A word in the label outranks the same word in the description.
+    table = RecordTable.build(
+        "0001", [_record("aaa", "Plan", description={"de": "Karte"}), _record("bbb", "Karte"), _record("ccc", "Nichts")]
+    )
+    result = search_records(ProjectRecordIndex.build(table), RecordQuery("karte"), scores_of(table, "karte"))
+    assert [table.pids[p][-3:] for p in result.positions] == ["bbb", "aaa"]
+    # An exact match ranks above a typo's.
+    table = RecordTable.build(
+        "0001", [_record("aaa", "Holzchnitt"), _record("bbb", "Holzschnitt"), _record("ccc", "Nothing")]
+    )
+    index = ProjectRecordIndex.build(table)
+    result = search_records(index, RecordQuery("holzschnitt"), scores_of(table, "holzschnitt"))
+    assert [table.pids[p][-3:] for p in result.positions] == ["bbb", "aaa"]
 
 
 def test_pages_and_their_end():
-    assert search_records(INDEX, RecordQuery(page=1)).page_count == 1
+    assert search_records(INDEX, RecordQuery(page=1), None).page_count == 1
     with pytest.raises(PageOutOfRange):
-        search_records(INDEX, RecordQuery(page=2))
+        search_records(INDEX, RecordQuery(page=2), None)
 
 
 def _generated_table(count: int) -> RecordTable:
@@ -114,18 +162,18 @@ def _generated_table(count: int) -> RecordTable:
 
 
 def _reference_page(table: RecordTable, query: RecordQuery) -> tuple[int, list[int]]:
-    """The page worked out record by record, from the rules as the page states them (no index)."""
+    """The page worked out record by record from the engine's matches, by the sorts' rules (no sort index)."""
     records = [(json.loads(table.document(p)), p) for p in range(len(table))]
-    found = [
-        p
-        for record, p in records
-        if all(any(w.startswith(q) for w in record_words(record, table.pids[p])) for q in query.words)
-    ]
+    scores = scores_of(table, query.text)
+    found = [p for _, p in records if scores is None or scores[p] > 0]
     label = {p: natural_key(record_label(record)) for record, p in records}
     date = {p: parse_timestamp(record_date(record)) for record, p in records}
     dated = sorted((p for p in found if date[p] is not None), key=lambda p: (date[p], p))
     undated = [p for p in found if date[p] is None]
     ordered = {
+        "relevance": sorted(found, key=lambda p: (-scores[p], label[p], p))
+        if scores is not None
+        else sorted(found, key=lambda p: (label[p], p)),
         "label": sorted(found, key=lambda p: (label[p], p)),
         "label-desc": sorted(found, key=lambda p: (label[p], p))[::-1],
         "oldest": dated + undated,
@@ -137,7 +185,7 @@ def _reference_page(table: RecordTable, query: RecordQuery) -> tuple[int, list[i
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("text", ["", "folio", "fol", "karte letter", "zür", "2r", "nothing"])
+@pytest.mark.parametrize("text", ["", "folio", "karte letter", "zürich", "2r", "folio -map", "nothing"])
 @pytest.mark.parametrize("sort", RecordQuery.SORTS)
 def test_every_page_of_every_sort_is_what_the_rules_give(text, sort):
     table = _generated_table(437)
@@ -146,13 +194,14 @@ def test_every_page_of_every_sort_is_what_the_rules_give(text, sort):
     assert total > 0 or text == "nothing"
     for page in range(1, max(1, -(-total // PAGE_SIZE)) + 1):
         query = RecordQuery(text, sort, page)
-        result = search_records(index, query)
+        result = search_records(index, query, scores_of(table, text))
         assert (result.total, list(result.positions)) == _reference_page(table, query), (text, sort, page)
 
 
-def test_highlight_marks_the_matching_words_in_the_original_text():
-    assert highlight("Zürich, Folio 2r", ["zur", "2"]) == (("Zürich", True), (", Folio ", False), ("2r", True))
-    assert highlight("Folio", []) == (("Folio", False),)
+def test_marks_show_the_matching_words_in_the_original_text():
+    parts = engine.marker("zurich 2r").parts("Zürich, Folio 2r")
+    assert parts == (("Zürich", True), (", Folio ", False), ("2r", True))
+    assert engine.marker("").parts("Folio") == (("Folio", False),)
 
 
 @pytest.mark.parametrize(
@@ -164,9 +213,12 @@ def test_bad_parameters_are_refused(params):
 
 
 def test_the_default_sort_is_left_out_of_the_url():
-    query = RecordQuery.from_params({"q": [" folio "], "sort": ["label"], "page": ["2"]})
+    query = RecordQuery.from_params({"q": [" folio "], "sort": ["relevance"], "page": ["2"]})
     assert query == RecordQuery("folio", "", 2)
     assert query.params(page=1) == [("q", "folio")]
+    # Without a search the default is the label order; with one, the label order must be asked for.
+    assert RecordQuery.from_params({"sort": ["label"]}) == RecordQuery()
+    assert RecordQuery.from_params({"q": ["folio"], "sort": ["label"]}).params() == [("q", "folio"), ("sort", "label")]
 
 
 # The page, on the real corpus ------------------------------------------------------------

@@ -47,8 +47,11 @@ def test_facets_narrow_count_and_live_in_the_url(client, corpus):
     assert {box.get("name") for box in tree.xpath("//aside//input[@form='all-records']")} == {
         "project",
         "type",
+        "creator",
         "licence",
         "year",
+        "from",
+        "to",
     }
     chip = tree.xpath("//div[@class='active-filters']//a[contains(., 'Image')]/@href")
     assert chip == ["/records?q=recto"]

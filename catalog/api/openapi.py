@@ -19,6 +19,8 @@ from catalog.domain.all_records import FACET_KEYS
 from catalog.domain.record_search import PAGE_SIZE as RECORD_SEARCH_PAGE_SIZE
 from catalog.domain.record_search import RecordQuery
 from catalog.domain.schema import SCHEMA_DIR, SCHEMA_FILES
+from catalog.domain.search import FACETS as _LISTING_FACETS
+from catalog.domain.search import SORTS as PROJECT_SORTS
 from catalog.domain.version import svc_version
 
 API_BASE_PATH = "/api/v2"
@@ -234,15 +236,64 @@ def _parameters() -> dict[str, Schema]:
         "q": {
             "name": "q",
             "in": "query",
-            "description": "Search text: every word must begin a word of a record's label, description, keywords, "
-            "type of data, publisher or identifier; case and accents are ignored. At most 500 characters.",
+            "description": "Search text (the search engine's: docs/pages-and-search.md): every word must match a "
+            "record's label, description, keywords, type of data, publisher, authors or identifier, in any of its "
+            "forms (German, French, Italian and English stemming; case and accents ignored; one typo forgiven in a "
+            'word of five letters or more). Syntax: "a phrase", -excluded, a OR b, title:, creator:, '
+            "year:1990-2000; what it cannot read is searched as plain words. At most 500 characters.",
             "schema": {"type": "string", "maxLength": 500},
         },
         "sort": {
             "name": "sort",
             "in": "query",
-            "description": "Order: natural label order (the default), its reverse, by date, or by identifier.",
+            "description": "Order: relevance (best match first; the default with q), natural label order (the "
+            "default without q), its reverse, by date, or by identifier.",
             "schema": {"type": "string", "enum": list(RecordQuery.SORTS)},
+        },
+        **{
+            f"records_{name}": {
+                "name": name,
+                "in": "query",
+                "description": f"Only records published (else created) in a year {side} this one.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": 9999},
+            }
+            for name, side in (("from", "from"), ("to", "up to"))
+        },
+        "project_q": {
+            "name": "q",
+            "in": "query",
+            "description": "Search text, as on /projects: every word must match the project's names, keywords, "
+            "disciplines, descriptions, coverage or contributors, in any of its forms; same syntax as for records. "
+            "At most 500 characters.",
+            "schema": {"type": "string", "maxLength": 500},
+        },
+        "project_sort": {
+            "name": "sort",
+            "in": "query",
+            "description": "Order: relevance (best match first; the default with q), name (the default without), "
+            "name-desc, newest, oldest (by start date, undated last).",
+            "schema": {"type": "string", "enum": list(PROJECT_SORTS)},
+        },
+        **{
+            f"project_{name}": {
+                "name": name,
+                "in": "query",
+                "description": f"Projects that ran in some year {side} this one (whole years).",
+                "schema": {"type": "integer", "minimum": 1, "maximum": 9999},
+            }
+            for name, side in (("from", "from"), ("to", "up to"))
+        },
+        **{
+            f"project_facet_{key}": {
+                "name": key,
+                "in": "query",
+                "description": f"Facet of /projects ({label.lower()}). Repeatable: values of one facet combine "
+                "with OR, facets with AND; at most 50 values in all.",
+                "schema": {"type": "array", "items": {"type": "string"}, "maxItems": 50},
+                "style": "form",
+                "explode": True,
+            }
+            for key, label in PROJECT_FACETS
         },
         "search_page": {
             "name": "page",
@@ -263,6 +314,7 @@ def _parameters() -> dict[str, Schema]:
             for key, description in (
                 ("project", "Only records of these projects (shortcodes)."),
                 ("type", "Only records of these types of data."),
+                ("creator", "Only records whose (first) author is one of these."),
                 ("licence", "Only records under these licences (the facet's values: one URI per licence)."),
                 ("year", "Only records published (else created) in these years."),
             )
@@ -338,6 +390,9 @@ SERVER_RESPONSES: dict[str, Schema] = {
 }
 
 
+PROJECT_FACETS = tuple((facet.key, facet.label) for facet in _LISTING_FACETS)
+
+
 def _operation(operation_id: str, summary: str, responses: dict[str, Schema], *parameters: str) -> Schema:
     return {
         "get": {
@@ -378,11 +433,16 @@ def _paths() -> dict[str, Schema]:
     return {
         "/projects": _operation(
             "listProjects",
-            "All projects, ordered by shortcode",
+            "All projects in catalogue order; with search parameters, the projects the listing's search finds",
             {
-                "200": _ok("Every project.", _array(_ref("Project"))),
-                "400": _problem("A query parameter was given (this endpoint takes none)."),
+                "200": _ok("Every project, or every project found, in the search's order.", _array(_ref("Project"))),
+                "400": _problem("An unknown or repeated parameter, a bad sort or year, or too long a search text."),
             },
+            "project_q",
+            *(f"project_facet_{key}" for key, _ in PROJECT_FACETS),
+            "project_from",
+            "project_to",
+            "project_sort",
         ),
         "/projects/{shortcode}": _operation(
             "getProject",
@@ -416,6 +476,8 @@ def _paths() -> dict[str, Schema]:
             },
             "q",
             *(f"facet_{key}" for key in FACET_KEYS),
+            "records_from",
+            "records_to",
             "sort",
             "search_page",
         ),

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from catalog.domain import all_records
+from catalog.domain import all_records, engine, search
 from catalog.domain.all_records import AllRecordsQuery, AllRecordsResult
 from catalog.domain.ledger import iso_time, withdrawn_project, withdrawn_record
-from catalog.domain.memo import per_catalog
+from catalog.domain.memo import memo_for, per_catalog
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
 from catalog.domain.paging import page_bounds, page_count, whole_number
 from catalog.domain.search import BadQuery, PageOutOfRange
@@ -219,7 +219,28 @@ def find_record(catalog: Catalog, project: Project, record: str) -> bytes:
     raise ApiError(404, f"project {project.shortcode!r} has no record {record!r}")
 
 
-SEARCH_PARAMETERS = ("q", "sort", "page", *all_records.FACET_KEYS)
+SEARCH_PARAMETERS = ("q", "sort", "page", *all_records.FACET_KEYS, "from", "to")
+PROJECT_SEARCH_PARAMETERS = ("q", "sort", *search.FACET_KEYS, "from", "to")
+
+
+def project_search(catalog: Catalog, params: QueryParams) -> bytes:
+    """The projects the listing's search finds (text, facets, years), as a JSON array in its order; 400."""
+    for name, values in params.items():
+        if name not in PROJECT_SEARCH_PARAMETERS:
+            accepted = ", ".join(PROJECT_SEARCH_PARAMETERS)
+            raise ApiError(400, f"unknown query parameter {name!r}; this endpoint accepts: {accepted}")
+        if len(values) > 1 and name not in search.FACET_KEYS:
+            raise ApiError(400, f"query parameter {name!r} is given {len(values)} times")
+        if name in ("from", "to") and not values[0].strip():
+            raise ApiError(400, f"query parameter {name!r} is empty; give a year")
+    try:
+        query = search.ListingQuery.from_params(params)
+    except BadQuery as error:
+        raise ApiError(400, str(error)) from None
+    index = memo_for(catalog).get("search-index", lambda: search.SearchIndex.build(catalog))
+    found = search.ranked(index, query, engine.search_engine(catalog))
+    members = payloads_for(catalog)
+    return b"[" + b",".join(members.member("projects", entry.project.key) or b"null" for entry in found) + b"]"
 
 
 def record_search_page(
@@ -233,13 +254,15 @@ def record_search_page(
             )
         if len(values) > 1 and name not in all_records.FACET_KEYS:
             raise ApiError(400, f"query parameter {name!r} is given {len(values)} times")
+        if name in ("from", "to") and not values[0].strip():
+            raise ApiError(400, f"query parameter {name!r} is empty; give a year")
     # The OpenAPI's types, stricter than the page's form (whose empty fields mean "the default").
     _positive_integer(params, "page", 1)
     if "sort" in params and params["sort"][0] not in AllRecordsQuery.SORTS:
         raise ApiError(400, f"sort must be one of {', '.join(AllRecordsQuery.SORTS)}, not {params['sort'][0][:40]!r}")
     try:
         query = AllRecordsQuery.from_params(params)
-        result = all_records.search_all_records(all_records.all_records_index(catalog), query)
+        result = all_records.search_catalog(catalog, query)
     except BadQuery as error:
         raise ApiError(400, str(error)) from None
     except PageOutOfRange as error:

@@ -29,6 +29,7 @@ from catalog.api.payloads import (
     link_header,
     page_request,
     payloads_for,
+    project_search,
     record_search_page,
     records_page,
 )
@@ -96,9 +97,12 @@ def entity_list(kind: str) -> View:
     @varies_on(Input.QUERY, Input.ORIGIN)
     @api_endpoint
     def view(request: HttpRequest) -> HttpResponse:
-        _no_parameters(request)
         catalog = catalog_of(request)
-        response = json_bytes(payloads_for(catalog).listing(kind))
+        if kind == "projects" and request.GET:  # the listing's search: q, facets, years, sort
+            response = json_bytes(project_search(catalog, dict(request.GET.lists())))
+        else:
+            _no_parameters(request)
+            response = json_bytes(payloads_for(catalog).listing(kind))
         if catalog.ledger:
             set_last_modified(response, catalog.ledger.latest)
         return response

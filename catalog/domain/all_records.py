@@ -1,11 +1,10 @@
-"""Search across the records of every project: the per-project rules, facets, one order, fast at a million.
+"""Search across the records of every project: the search engine's matches, facets, one order, fast at a million.
 
-A query's words are matched by each project's own record index
-(:meth:`ProjectRecordIndex.matching`, the rule of the records page: every word
-must begin a word of the record), and the per-project answers are laid end to
-end in one array over all records: project after project (in catalogue
-order), each in its identifier order. Built once per catalogue beside the
-per-project indexes, this index adds per record
+A query's text is answered by the search engine (:mod:`catalog.domain.engine`:
+one score per record, 0 where it does not match) over one array of all
+records: project after project (in catalogue order), each in its identifier
+order. Built once per catalogue beside the per-project indexes, this index
+adds per record
 
 * a small integer per facet (project, type of data, licence, year), so that a
   facet's counts are one ``bincount`` and a filter is one lookup table;
@@ -18,17 +17,17 @@ the search and the *other* facets' selections.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 import numpy as np
 
+from catalog.domain import engine
 from catalog.domain.memo import memo_for
 from catalog.domain.model import Catalog, Project, RecordTable, parse_timestamp
 from catalog.domain.paging import PagePositions
 from catalog.domain.record_search import (
-    MAX_QUERY_WORDS,
     PAGE_SIZE,
     ProjectRecordIndex,
     RecordQuery,
@@ -45,12 +44,18 @@ from catalog.domain.search import (
     FacetValue,
     PageOutOfRange,
     normalise,
-    words,
+    parse_year,
 )
 from catalog.domain.values import canonical_licence_uri, licence_name, stored_list
 
 # (URL parameter, label): the label is English, marked for translation in catalog/pages/vocabulary.py.
-FACETS = (("project", "Project"), ("type", "Type of data"), ("licence", "Licence"), ("year", "Year"))
+FACETS = (
+    ("project", "Project"),
+    ("type", "Type of data"),
+    ("creator", "Creator"),
+    ("licence", "Licence"),
+    ("year", "Year"),
+)
 FACET_KEYS = tuple(key for key, _ in FACETS)
 _LABEL_KEY_BYTES = 48  # the label sort looks at the first 48 bytes of the sort key
 _DIGIT_RUN = re.compile(r"\d+")
@@ -104,7 +109,7 @@ class _Codes:
 
 
 # The facets whose value each record has of its own (the project's is its table's).
-RECORD_FACETS = ("type", "licence", "year")
+RECORD_FACETS = ("type", "creator", "licence", "year")
 
 
 @dataclass(frozen=True)
@@ -127,13 +132,16 @@ def facet_collector(table: RecordTable) -> tuple[Callable[[int, Mapping[str, Any
     codes = {key: np.full(len(table), -1, dtype=np.int32) for key in RECORD_FACETS}
     stamps = np.full(len(table), _NO_DATE, dtype=np.int64)
     label_keys = np.empty(len(table), dtype=f"S{_LABEL_KEY_BYTES}")
-    types, licences, years = numbering["type"], numbering["licence"], numbering["year"]
-    type_codes, licence_codes, year_codes = codes["type"], codes["licence"], codes["year"]
+    types, creators, licences, years = numbering["type"], numbering["creator"], numbering["licence"], numbering["year"]
+    type_codes, creator_codes = codes["type"], codes["creator"]
+    licence_codes, year_codes = codes["licence"], codes["year"]
     pids = table.pids
 
     def add(position: int, record: Mapping[str, Any]) -> None:
         kind = _first_text(record.get("typeOfData"))
         type_codes[position] = types.code(kind, kind)
+        named = engine.record_creators(record)  # the first author named: one value per record, counts stay exact
+        creator_codes[position] = creators.code(named[0], named[0]) if named else -1
         licence_codes[position] = licences.code(*record_licence(record))
         shown = record_date(record)
         stamp = parse_timestamp(shown)
@@ -226,6 +234,7 @@ class AllRecordsQuery(FacetedQuery):
     filters: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (facet key, selected values) in FACETS order
     sort: str = ""
     page: int = 1
+    years: tuple[int | None, int | None] = (None, None)  # `from` and `to`: records dated in those years
     SORTS: ClassVar[tuple[str, ...]] = RecordQuery.SORTS
     PARAMETERS: ClassVar[tuple[str, ...]] = (*RecordQuery.PARAMETERS, *FACET_KEYS)  # every one from_params reads
 
@@ -240,15 +249,27 @@ class AllRecordsQuery(FacetedQuery):
                 filters.append((key, selected))
         if sum(len(values) for _, values in filters) > MAX_FILTER_VALUES:
             raise BadQuery("more than {limit} filter values", limit=MAX_FILTER_VALUES)
-        return cls(base.text, tuple(filters), base.sort, base.page)
+        years = (parse_year(params.get("from", ()), "from"), parse_year(params.get("to", ()), "to"))
+        return cls(base.text, tuple(filters), base.sort, base.page, years)  # base.sort: "" when it is the default
+
+    def _state(self) -> dict[str, Any]:
+        return {**super()._state(), "years": self.years}
+
+    def _more_params(self, state: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+        return ((name, str(year)) for name, year in zip(("from", "to"), state["years"], strict=True) if year)
+
+    @property
+    def default_sort(self) -> str:
+        """Best match for a search, else label: the order an empty ``sort`` means."""
+        return "relevance" if self.text else "label"
 
     @property
     def effective_sort(self) -> str:
-        return self.sort or self.SORTS[0]
+        return self.sort or self.default_sort
 
     @property
-    def words(self) -> list[str]:
-        return list(dict.fromkeys(words(self.text)))[:MAX_QUERY_WORDS]
+    def parsed(self) -> engine.Query:
+        return engine.parse(self.text)
 
 
 @dataclass(frozen=True)
@@ -334,16 +355,6 @@ class AllRecordsIndex:
             ranks=by_prefix("ranks."),
         )
 
-    def matching(self, query_words: Sequence[str]) -> np.ndarray | None:
-        """Every record having a word that starts with each query word (each project's own rule)."""
-        if not query_words:
-            return None
-        parts = []
-        for index in self.indexes:
-            found = index.matching(query_words)
-            parts.append(found if found is not None else np.ones(index.size, dtype=bool))
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
-
     def selection(self, key: str, selected: Sequence[str]) -> np.ndarray:
         """The records with one of the selected values of a facet (a value nobody has selects nothing)."""
         numbers = {value: code for code, value in enumerate(self.values[key])}
@@ -354,6 +365,17 @@ class AllRecordsIndex:
         selected_records: np.ndarray = wanted[self.codes[key]]
         return selected_records
 
+    def in_years(self, low: int | None, high: int | None) -> np.ndarray | None:
+        """The records dated in some year of [low, high] (None: no range; an undated record is outside any)."""
+        if low is None and high is None:
+            return None
+        wanted = np.zeros(len(self.values["year"]) + 1, dtype=bool)  # the last slot is code -1: undated
+        for code, value in enumerate(self.values["year"]):
+            year = int(value) if value.isdigit() else None
+            wanted[code] = year is not None and (low is None or year >= low) and (high is None or year <= high)
+        in_range: np.ndarray = wanted[self.codes["year"]]
+        return in_range
+
     def _order(self, sort: str) -> np.ndarray:
         return {
             "label": self.by_label,
@@ -362,8 +384,20 @@ class AllRecordsIndex:
             "newest": self.by_date_newest,
         }[sort]
 
-    def page_of(self, sort: str, mask: np.ndarray | None, start: int, stop: int) -> tuple[int, np.ndarray]:
-        """How many records the mask keeps, and those from ``start`` to ``stop`` in the sort order."""
+    def page_of(
+        self, sort: str, mask: np.ndarray | None, start: int, stop: int, scores: np.ndarray | None = None
+    ) -> tuple[int, np.ndarray]:
+        """How many records the mask keeps, and those from ``start`` to ``stop`` in the sort order.
+
+        Relevance orders by ``scores`` (best first, ties in label order); without them, by label.
+        """
+        if sort == "relevance":
+            if scores is None or mask is None:
+                sort = "label"
+            else:
+                found = np.flatnonzero(mask)
+                best = found[np.lexsort((self.ranks["label"][found], -scores[found]))]
+                return len(found), best[start:stop]
         if mask is None:
             order = np.arange(self.size, dtype=np.int32) if sort == "identifier" else self._order(sort)
             return self.size, order[start:stop]
@@ -432,9 +466,15 @@ class _Counter:
         return totals - counted if left_out else counted
 
 
-def _masks(index: AllRecordsIndex, query: AllRecordsQuery) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
-    """The records the search text keeps (None: all), and those each facet's selection keeps."""
-    return index.matching(query.words), {key: index.selection(key, values) for key, values in query.filters}
+def _masks(
+    index: AllRecordsIndex, query: AllRecordsQuery, scores: np.ndarray | None
+) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+    """The records the search (``scores``, the engine's: None for no search) and the years keep (None: all), and
+    those each facet's selection keeps."""
+    text_mask = _and(
+        [m for m in (None if scores is None else scores > 0, index.in_years(*query.years)) if m is not None]
+    )
+    return text_mask, {key: index.selection(key, values) for key, values in query.filters}
 
 
 def _facets(
@@ -454,17 +494,21 @@ def _facets(
 
 
 def all_records_facets(index: AllRecordsIndex, query: AllRecordsQuery) -> tuple[FacetResult, ...]:
-    """The facets `/records` shows for ``query``, without its page: what the charts of records count."""
-    return _facets(index, query, *_masks(index, query))
+    """The facets `/records` shows for ``query`` without a search text, and without its page: what the charts of
+    records count."""
+    return _facets(index, query, *_masks(index, query, None))
 
 
-def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery) -> AllRecordsResult:
-    """One page of the records of every project; raises :class:`PageOutOfRange` past the last page."""
-    text_mask, selections = _masks(index, query)
+def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery, scores: np.ndarray | None) -> AllRecordsResult:
+    """One page of the records of every project, ``scores`` the engine's for the query's text (None: no search).
+
+    Raises :class:`PageOutOfRange` past the last page.
+    """
+    text_mask, selections = _masks(index, query, scores)
     facets = _facets(index, query, text_mask, selections)
     mask = _and([m for m in (text_mask, *selections.values()) if m is not None])
     start = (query.page - 1) * PAGE_SIZE
-    total, positions = index.page_of(query.effective_sort, mask, start, start + PAGE_SIZE)
+    total, positions = index.page_of(query.effective_sort, mask, start, start + PAGE_SIZE, scores)
     page_count = max(1, -(-total // PAGE_SIZE))
     if query.page > page_count:
         raise PageOutOfRange(query.page, page_count)
@@ -507,3 +551,112 @@ def all_records_index(catalog: Catalog) -> AllRecordsIndex:
         return AllRecordsIndex.build(catalog, record_indexes(catalog))
 
     return memo_for(catalog).get("all-records-index", build)
+
+
+engine.record_layout = all_records_index  # what the records' search index is laid out by
+
+
+EXPORT_LIMIT = 1000  # a result list's exports (CSV, BibTeX): its first 1,000 hits
+
+
+def _engine_filters(
+    index: AllRecordsIndex, query: AllRecordsQuery, records: engine.EngineIndex
+) -> tuple[Any | None, dict[str, Any]]:
+    """The tantivy filters of a query's `from`/`to` and of each facet's selection."""
+    years = None if query.years == (None, None) else records.between("facet.year_shown", *query.years)
+    selections = {}
+    for key, selected in query.filters:
+        numbers = {value: code for code, value in enumerate(index.values[key])}
+        selections[key] = records.among(f"facet.{key}", (numbers[v] for v in selected if v in numbers))
+    return years, selections
+
+
+def first_hits(catalog: Catalog, query: AllRecordsQuery, limit: int = EXPORT_LIMIT) -> tuple[tuple[str, int], ...]:
+    """The first ``limit`` hits of ``query`` in its order, whatever its page: (project key, record position)."""
+    index = all_records_index(catalog)
+    found = engine.search_engine(catalog) if query.text else None
+    text = found.records.matching(query.parsed) if found is not None and found.ordered else None
+    if found is not None and text is not None:
+        years, selections = _engine_filters(index, query, found.records)
+        kept = [f for f in (years, *selections.values()) if f is not None]
+        _, positions = found.records.page(engine.filtered(text, kept), query.effective_sort, 0, limit)
+    else:
+        scores = found.record_scores(query.parsed) if found is not None else None
+        text_mask = _and(
+            [m for m in (None if scores is None else scores > 0, index.in_years(*query.years)) if m is not None]
+        )
+        selections_masks = [index.selection(key, values) for key, values in query.filters]
+        mask = _and([m for m in (text_mask, *selections_masks) if m is not None])
+        _, positions = index.page_of(query.effective_sort, mask, 0, limit, scores)
+    projects = np.searchsorted(index.offsets, positions, side="right") - 1
+    return tuple(
+        (index.keys[int(project)], int(position - index.offsets[project]))
+        for project, position in zip(projects, positions, strict=True)
+    )
+
+
+def search_in_engine(
+    index: AllRecordsIndex, query: AllRecordsQuery, found: engine.SearchEngine
+) -> AllRecordsResult | None:
+    """What :func:`search_all_records` answers for a query with a text, counted, ordered and paged by tantivy.
+
+    Its time grows with the page's number and the facets' values, not with the matches: no match is read out.
+    None when the engine cannot answer so (an index not written in label order, a text that asks for nothing,
+    too many facet values): then the matches are read out.
+    """
+    records = found.records
+    text = records.matching(query.parsed) if found.ordered else None
+    if text is None:
+        return None
+    years, selections = _engine_filters(index, query, records)
+
+    def limited(leave_out: str | None) -> Any:
+        kept = [f for f in (years, *(q for key, q in selections.items() if key != leave_out)) if f is not None]
+        return engine.filtered(text, kept)
+
+    # A facet's counts: the search and the *other* facets' selections; facets that select nothing share one count.
+    facets = []
+    shared: dict[str, int] | None = None
+    counted: dict[str | None, dict[str, dict[int, int]]] = {}
+    for key, _label in FACETS:
+        leave_out = key if key in selections else None
+        if leave_out not in counted:
+            keys = [key] if leave_out else [k for k, _ in FACETS if k not in selections]
+            shared = {f"facet.{k}": len(index.values[k]) for k in keys}
+            got = records.counts(limited(leave_out), shared)
+            if got is None:
+                return None
+            counted[leave_out] = got
+    for key, label in FACETS:
+        buckets = counted[key if key in selections else None][f"facet.{key}"]
+        counts = np.zeros(len(index.values[key]), dtype=np.int64)
+        for code, count in buckets.items():
+            if 0 <= code < len(counts):
+                counts[code] = count
+        facets.append(_facet(index, key, label, counts, query.selected(key)))
+    start = (query.page - 1) * PAGE_SIZE
+    total, positions = records.page(limited(None), query.effective_sort, start, start + PAGE_SIZE)
+    page_count = max(1, -(-total // PAGE_SIZE))
+    if query.page > page_count:
+        raise PageOutOfRange(query.page, page_count)
+    projects = np.searchsorted(index.offsets, positions, side="right") - 1
+    hits = tuple(
+        (index.keys[int(project)], int(position - index.offsets[project]))
+        for project, position in zip(projects, positions, strict=True)
+    )
+    return AllRecordsResult(total, query.page, page_count, hits, tuple(facets))
+
+
+def search_catalog(catalog: Catalog, query: AllRecordsQuery) -> AllRecordsResult:
+    """``query`` over the catalogue's records: the engine's scores for its text, then facets, sort and page.
+
+    With a text, tantivy counts the facets and picks the page (:func:`search_in_engine`) when its index allows.
+    """
+    index = all_records_index(catalog)
+    if query.text:
+        found = engine.search_engine(catalog)
+        answer = search_in_engine(index, query, found)
+        if answer is not None:
+            return answer
+        return search_all_records(index, query, found.record_scores(query.parsed))
+    return search_all_records(index, query, None)

@@ -1,9 +1,10 @@
 """Browse listings of persons, organizations, clusters and collections.
 
-Each listing is built once per catalogue; a query filters it with the project
-listing's matching rule (:func:`search.matches`: every word, case and accents
-ignored), sorts it and cuts one page. The entries carry data only; the pages'
-wording lives in the templates.
+Each listing is built once per catalogue; the search engine
+(:mod:`catalog.domain.engine`, its index of each listing) says which entries
+a query matches and how well, as for projects and records; the listing sorts
+them (best match first by default with a query) and cuts one page. The
+entries carry data only; the pages' wording lives in the templates.
 """
 
 from __future__ import annotations
@@ -12,18 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from catalog.domain import engine
 from catalog.domain.model import Catalog, Cluster, Collection, is_placeholder, language_items
 from catalog.domain.paging import PagePositions
-from catalog.domain.search import (
-    PageOutOfRange,
-    TextSortPage,
-    matches,
-    normalise,
-    searchable_text,
-    words,
-)
+from catalog.domain.search import PageOutOfRange, TextSortPage, normalise
 
-KINDS = ("persons", "organizations", "clusters", "collections")
+KINDS = engine.BROWSE_KINDS
 PAGE_SIZE = 50
 
 
@@ -33,13 +28,28 @@ class BrowseEntry:
     name: str
     details: tuple[str, ...]  # affiliations, place or description: shown under the name
     project_count: int
-    text: str  # searchable_text of everything the entry is found by
+    more: tuple[str, ...]  # what else the entry is found by (other names, job titles, descriptions)
     sort_name: str
 
 
 def _entry(entity_id: str, name: str, details: Sequence[str], project_count: int, *more: str) -> BrowseEntry:
     details = tuple(d for d in dict.fromkeys(details) if d and not is_placeholder(d))
-    return BrowseEntry(entity_id, name, details, project_count, searchable_text(name, *details, *more), normalise(name))
+    return BrowseEntry(entity_id, name, details, project_count, more, normalise(name))
+
+
+def _document(position: int, entry: BrowseEntry) -> engine.Document:
+    document = engine.Document(position)
+    document.add("name", entry.name)
+    document.add("body", [*entry.details, *entry.more])
+    return document
+
+
+def listing_documents(catalog: Catalog) -> dict[str, list[engine.Document]]:
+    """What the search engine indexes of each listing: its entries, by their place in it."""
+    return {kind: [_document(p, entry) for p, entry in enumerate(build_entries(catalog, kind))] for kind in KINDS}
+
+
+engine.browse_documents = listing_documents  # the listings' search indexes are written with the others
 
 
 def _texts(value: object) -> list[str]:
@@ -106,7 +116,12 @@ def build_entries(catalog: Catalog, kind: str) -> tuple[BrowseEntry, ...]:
 
 @dataclass(frozen=True)
 class BrowseQuery(TextSortPage):
-    SORTS = ("name", "name-desc", "projects")  # the first is the default
+    SORTS = ("relevance", "name", "name-desc", "projects")
+
+    @property
+    def default_sort(self) -> str:
+        """Best match for a search, else name: the order an empty ``sort`` means."""
+        return "relevance" if self.text else "name"
 
 
 @dataclass(frozen=True)
@@ -118,10 +133,15 @@ class BrowseResult(PagePositions):
     items: tuple[BrowseEntry, ...]
 
 
-def browse(entries: Sequence[BrowseEntry], query: BrowseQuery) -> BrowseResult:
-    """One page of a listing; raises :class:`PageOutOfRange` past the last page."""
-    query_words = words(query.text)
-    found = [entry for entry in entries if matches(entry.text, query_words)]
+def browse(entries: Sequence[BrowseEntry], query: BrowseQuery, scores: Mapping[int, float] | None) -> BrowseResult:
+    """One page of a listing, ``scores`` the engine's for the query's text (None: no search).
+
+    Raises :class:`PageOutOfRange` past the last page.
+    """
+    positions = range(len(entries)) if scores is None else sorted(p for p in scores if p < len(entries))
+    if scores is not None and query.effective_sort == "relevance":
+        positions = sorted(positions, key=lambda p: -scores[p])  # stable: name order among equal scores
+    found = [entries[p] for p in positions]
     if query.effective_sort == "name-desc":
         found.reverse()
     elif query.effective_sort == "projects":

@@ -1,13 +1,12 @@
-"""Project search for the listing: all-words matching, facets, sorting, pages.
+"""Project search for the listing: facets, sorting, pages, over the search engine's matches.
 
-Pure functions over a :class:`SearchIndex`, which is built once per catalogue:
-each project's searchable text is normalised (case- and accent-folded) ahead
-of time, so a query costs one substring test per word and project.
+Pure functions over a :class:`SearchIndex` (each project's facet values and
+sort keys, built once per catalogue); which projects a search text matches,
+and how well, is the search engine's answer (:mod:`catalog.domain.engine`).
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -16,6 +15,7 @@ from typing import Any, ClassVar, Self
 from urllib.parse import urlencode
 
 from catalog.domain import disciplines
+from catalog.domain.engine import SearchEngine, parse
 from catalog.domain.memo import per_catalog
 from catalog.domain.model import (
     ACCESS_RIGHTS,
@@ -24,7 +24,6 @@ from catalog.domain.model import (
     Frozen,
     Project,
     is_placeholder,
-    language_items,
     pick_language,
 )
 from catalog.domain.paging import PagePositions, page_bounds, page_count, whole_number
@@ -37,7 +36,6 @@ MAX_FILTER_VALUES = 50
 
 # Letters that NFKD does not decompose into a base letter plus accents.
 _FOLD = str.maketrans({"ø": "o", "Ø": "o", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ł": "l", "Ł": "l", "đ": "d"})
-_WORD = re.compile(r"\w+")
 
 
 def normalise(text: str) -> str:
@@ -46,25 +44,6 @@ def normalise(text: str) -> str:
         return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
     return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(normalise(text))
-
-
-def _field_text(*texts: str) -> str:
-    """Normalised words joined by spaces, framed by spaces for word-start tests."""
-    return " " + " ".join(word for text in texts for word in words(text)) + " "
-
-
-def searchable_text(*texts: str) -> str:
-    """The form :func:`matches` searches: every text's normalised words in one string."""
-    return _field_text(*texts)
-
-
-def matches(text: str, query_words: Sequence[str]) -> bool:
-    """The listing rule: every query word occurs in the (normalised) searchable text."""
-    return all(word in text for word in query_words)
 
 
 class BadQuery(ValueError):
@@ -152,17 +131,6 @@ def _texts(value: Frozen) -> tuple[str, ...]:
         if isinstance(text, str) and text.strip() and not is_placeholder(text):
             texts.append(text.strip())
     return tuple(dict.fromkeys(texts))
-
-
-def _all_language_texts(value: Frozen) -> list[str]:
-    texts = []
-    for item in stored_list(value):
-        if isinstance(item, Mapping) and ("url" in item or "text" in item):
-            if isinstance(item.get("text"), str):
-                texts.append(item["text"])
-        else:
-            texts.extend(text for _, text in language_items(item))
-    return [text for text in texts if not is_placeholder(text)]
 
 
 def _status(project: Project) -> tuple[str, ...]:
@@ -254,8 +222,6 @@ LISTED_FACET_KEYS = tuple(facet.key for facet in FACETS if facet.listed)
 @dataclass(frozen=True, slots=True)
 class IndexedProject:
     project: Project
-    all_text: str
-    weighted_texts: tuple[tuple[str, int], ...]
     facet_values: tuple[frozenset[str], ...]  # in FACETS order
     sort_name: str
     start: str  # ISO start date, "" when unknown
@@ -263,34 +229,10 @@ class IndexedProject:
 
 
 def _index_project(catalog: Catalog, project: Project) -> IndexedProject:
-    contributor_names = []
-    for attribution in project.attributions:
-        contributor = catalog.contributor(attribution.contributor_id)
-        if contributor is not None:
-            contributor_names.append(contributor.display_name)
-    name_text = _field_text(
-        project.name,
-        project.shortcode,
-        *(text for text in stored_strings(project.get("officialName")) if not is_placeholder(text)),
-        *_all_language_texts(project.get("alternativeNames")),
-    )
-    keyword_text = _field_text(
-        *_all_language_texts(project.get("keywords")), *_all_language_texts(project.get("disciplines"))
-    )
-    short_text = _field_text(*(t for t in stored_strings(project.get("shortDescription")) if not is_placeholder(t)))
-    other_text = _field_text(
-        *(text for _, text in language_items(project.get("description"))),
-        *(text for _, text in language_items(project.get("abstract"))),
-        *_all_language_texts(project.get("temporalCoverage")),
-        *_all_language_texts(project.get("spatialCoverage")),
-        *contributor_names,
-    )
     start = project.get("startDate")
     first, last = _year(project.get("startDate")), _year(project.get("endDate"))
     return IndexedProject(
         project=project,
-        all_text=name_text + keyword_text + short_text + other_text,
-        weighted_texts=((name_text, 8), (keyword_text, 4), (short_text, 2), (other_text, 1)),
         facet_values=tuple(
             frozenset(facet.catalog_values(catalog, project) if facet.catalog_values else facet.values_of(project))
             for facet in FACETS
@@ -420,7 +362,8 @@ class ListingQuery(FacetedQuery):
 class TextSortPage:
     """Search text, sort and page: the URL state of the simpler listings (records, browse pages).
 
-    Subclasses name their sorts; the first is the default and is left out of URLs.
+    Subclasses name their sorts; the default (the first, unless :attr:`default_sort` says otherwise) is left out
+    of URLs.
     """
 
     text: str = ""
@@ -441,11 +384,16 @@ class TextSortPage:
         sort = sorts[0] if sorts else ""
         if sort and sort not in cls.SORTS:
             raise BadQuery("unknown sort order {sort}; use one of {sorts}", sort=repr(sort), sorts=", ".join(cls.SORTS))
-        return cls(text, "" if sort == cls.SORTS[0] else sort, parse_page(params.get("page", ())))
+        query = cls(text, sort, parse_page(params.get("page", ())))
+        return replace(query, sort="") if sort == query.default_sort else query
+
+    @property
+    def default_sort(self) -> str:
+        return self.SORTS[0]
 
     @property
     def effective_sort(self) -> str:
-        return self.sort or self.SORTS[0]
+        return self.sort or self.default_sort
 
     def params(self, **changes: object) -> list[tuple[str, str]]:
         """The state as URL parameters, with some parts changed; defaults left out."""
@@ -488,15 +436,6 @@ class ListingResult(PagePositions):
     page_count: int
     items: tuple[IndexedProject, ...]
     facets: tuple[FacetResult, ...]
-
-
-def _score(entry: IndexedProject, query_words: list[str]) -> int:
-    score = 0
-    for word in query_words:
-        for text, weight in entry.weighted_texts:
-            if word in text:
-                score += weight * (2 if " " + word in text else 1)
-    return score
 
 
 def _facet_counts(
@@ -544,14 +483,17 @@ def _narrowed(
     }
 
 
-def rank(index: SearchIndex, positions: set[int], sort: str, query_words: list[str]) -> list[int]:
+def rank(index: SearchIndex, positions: set[int], sort: str, scores: Mapping[int, float] | None) -> list[int]:
     """The matched ``positions`` in the order of ``sort``: relevance, name (either way), or by start date.
 
+    Relevance is the engine's score (best first, then by name); without a search it is the name order.
     By start, undated projects come last in both directions.
     """
     entries = index.entries
+    if sort == "relevance" and scores is not None:
+        return sorted(positions, key=lambda p: (-scores.get(p, 0.0), entries[p].sort_name, entries[p].project.key))
     if sort == "relevance":
-        return sorted(positions, key=lambda p: (-_score(entries[p], query_words), entries[p].sort_name))
+        sort = "name"
     if sort in {"name", "name-desc"}:
         by_name = [p for p in index.by_name if p in positions]
         return by_name[::-1] if sort == "name-desc" else by_name
@@ -560,14 +502,14 @@ def rank(index: SearchIndex, positions: set[int], sort: str, query_words: list[s
     return (dated[::-1] if sort == "newest" else dated) + undated
 
 
-def _matched(index: SearchIndex, query: ListingQuery) -> list[int]:
-    """The positions of the projects matching the search text and the years (the facets aside)."""
-    query_words = words(query.text)
+def _matched(index: SearchIndex, query: ListingQuery, scores: Mapping[int, float] | None) -> list[int]:
+    """The positions of the projects the search (``scores``, the engine's: None for no search text) and the years
+    keep (the facets aside)."""
     low, high = query.years
     return [
         position
         for position, entry in enumerate(index.entries)
-        if matches(entry.all_text, query_words) and _in_years(entry, low, high)
+        if (scores is None or position in scores) and _in_years(entry, low, high)
     ]
 
 
@@ -575,15 +517,18 @@ def _selections(query: ListingQuery) -> list[frozenset[str]]:
     return [frozenset(query.selected(facet.key)) for facet in FACETS]
 
 
-def years_active(index: SearchIndex, query: ListingQuery, span: int) -> dict[int, int]:
+def years_active(
+    index: SearchIndex, query: ListingQuery, span: int, scores: Mapping[int, float] | None = None
+) -> dict[int, int]:
     """For each year, how many of the projects ``query`` lists (its years aside) ran in it: what the listing
-    gives for ``from`` and ``to`` that year.
+    gives for ``from`` and ``to`` that year; ``scores`` the engine's for the query's text (None: no search text).
 
     The years run to the latest year those projects' dates name (an open end runs to it), ``span`` at most.
     """
     entries = index.entries
     undated = replace(query, years=(None, None))
-    dated = [entries[p] for p in _narrowed(entries, _matched(index, undated), _selections(undated)) if entries[p].years]
+    matched = _matched(index, undated, scores)
+    dated = [entries[p] for p in _narrowed(entries, matched, _selections(undated)) if entries[p].years]
     named = [year for entry in dated if entry.years for year in entry.years if year != OPEN_END]
     if not named:
         return {}
@@ -593,11 +538,21 @@ def years_active(index: SearchIndex, query: ListingQuery, span: int) -> dict[int
     return {year: count for year, count in counts.items() if count}
 
 
-def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
-    """Run a listing query; raises :class:`PageOutOfRange` past the last page."""
-    query_words = words(query.text)
+def ranked(index: SearchIndex, query: ListingQuery, engine: SearchEngine) -> list[IndexedProject]:
+    """Every project a listing query finds (its text, facets and years), in its order, without facet counts."""
+    scores = engine.project_scores(parse(query.text)) if query.text else None
     entries = index.entries
-    matched_positions = _matched(index, query)
+    found = _matched(index, query, scores)
+    return [
+        entries[p] for p in rank(index, _narrowed(entries, found, _selections(query)), query.effective_sort, scores)
+    ]
+
+
+def search(index: SearchIndex, query: ListingQuery, engine: SearchEngine) -> ListingResult:
+    """Run a listing query; raises :class:`PageOutOfRange` past the last page."""
+    scores = engine.project_scores(parse(query.text)) if query.text else None
+    entries = index.entries
+    matched_positions = _matched(index, query, scores)
     matched = [entries[position] for position in matched_positions]
     selections = _selections(query)
     facets = tuple(
@@ -608,7 +563,7 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
         )
         for i, facet in enumerate(FACETS)
     )
-    ranked = rank(index, _narrowed(entries, matched_positions, selections), query.effective_sort, query_words)
+    ranked = rank(index, _narrowed(entries, matched_positions, selections), query.effective_sort, scores)
 
     total = len(ranked)
     pages = page_count(total, PAGE_SIZE)
@@ -617,49 +572,6 @@ def search(index: SearchIndex, query: ListingQuery) -> ListingResult:
     start, stop = page_bounds(query.page, PAGE_SIZE)
     items = tuple(entries[p] for p in ranked[start:stop])
     return ListingResult(query, total, query.page, pages, items, facets)
-
-
-_WORDS_IN_TEXT = re.compile(r"\w+")
-
-
-def cut_at_matches(text: str, is_match: Callable[[str], bool]) -> tuple[tuple[str, bool], ...]:
-    """``text`` cut into (part, is_match) pieces: each word whose folded form ``is_match`` stands alone."""
-    parts: list[tuple[str, bool]] = []
-    last = 0
-    for found in _WORDS_IN_TEXT.finditer(text):
-        if is_match(normalise(found.group())):
-            if found.start() > last:
-                parts.append((text[last : found.start()], False))
-            parts.append((found.group(), True))
-            last = found.end()
-    if last < len(text):
-        parts.append((text[last:], False))
-    return tuple(parts)
-
-
-def marked(text: str, query_words: Sequence[str]) -> tuple[tuple[str, bool], ...]:
-    """``text`` cut into (part, is_match) pieces: a word matches when a query word occurs in it (the listing's rule)."""
-    return cut_at_matches(text, lambda folded: any(word in folded for word in query_words))
-
-
-def snippet(texts: Sequence[str], query_words: Sequence[str], length: int = 220) -> tuple[tuple[str, bool], ...]:
-    """Why a project matched: the first text with a matching word, cut to about ``length`` characters around it."""
-    for text in texts:
-        parts = marked(text, query_words)
-        if not any(hit for _, hit in parts):
-            continue
-        if len(text) <= length:
-            return parts
-        first = next(
-            found.start()
-            for found in _WORDS_IN_TEXT.finditer(text)
-            if any(word in normalise(found.group()) for word in query_words)
-        )
-        start = max(0, text.rfind(" ", 0, max(0, first - length // 3)) + 1)
-        end = text.find(" ", min(len(text), start + length))
-        window = text[start : end if end != -1 else len(text)]
-        return (("…", False),) * bool(start) + marked(window, query_words) + (("…", False),) * (end != -1)
-    return ()
 
 
 def page_numbers(page: int, page_count: int, around: int = 2) -> list[int | None]:

@@ -25,8 +25,8 @@ Layout (all integers little-endian)::
 
 Per project with records the sections are the record table (documents, pids
 and ids as one blob plus n + 1 offsets each, datestamps) and its
-:class:`~catalog.domain.record_search.ProjectRecordIndex` (vocabulary blob and
-offsets, starts, postings, the two sort orders). Nothing in it is a Python
+:class:`~catalog.domain.record_search.ProjectRecordIndex` (the two sort orders;
+the text search is the search engine's, :mod:`catalog.domain.engine`). Nothing in it is a Python
 object per record: strings are read by slicing the map, arrays are numpy
 views on it.
 """
@@ -89,19 +89,17 @@ MAGIC = b"svcsnap\0"
 # What is computed over the whole catalogue after the ledger is written (the ledger's serving view).
 CATALOG_PART_PATH = Path(".svc") / "snapshot-catalog.bin"
 CATALOG_PART_MAGIC = b"svccatl\0"
-# Bump when the layout, the record table or the index rules (record_search, search.words) change.
-FORMAT = 2
+# Bump when the layout, the record table or the record index (record_search) change.
+FORMAT = 3
 _PRELUDE = struct.Struct("<8sIIQQI")
 PRELUDE_SIZE = 64
 ALIGN = 64
 _CHUNK = 1 << 20
 
 # The arrays of one project, in file order: (name, numpy dtype) of each fixed-width section.
-_STRING_SECTIONS = ("documents", "pids", "ids", "vocabulary")
+_STRING_SECTIONS = ("documents", "pids", "ids")
 _ARRAY_SECTIONS = {
     "datestamps": "<i8",
-    "starts": "<i8",
-    "postings": "<i4",
     "by_label": "<i4",
     "by_date": "<i4",
 }
@@ -215,14 +213,11 @@ def _write_project(body: _SectionsFile, table: RecordTable, index: ProjectRecord
         ("documents", table._documents),
         ("pids", table.pids),
         ("ids", table.ids),
-        ("vocabulary", index.vocabulary),
     ):
         sections[name] = body.add(strings._blob)
         sections[name + ".offsets"] = body.add(_offsets_bytes(strings))
     arrays = {
         "datestamps": np.asarray(table.datestamps, dtype="<i8"),
-        "starts": index.starts,
-        "postings": index.postings,
         "by_label": index.by_label,
         "by_date": index.by_date,
     }
@@ -662,9 +657,6 @@ def _mapped_table(mapped: mmap.mmap, shortcode: str, entry: dict[str, Any]) -> I
     )
     index = ProjectRecordIndex(
         size=entry["size"],
-        vocabulary=strings("vocabulary"),
-        starts=numbers("starts"),
-        postings=numbers("postings"),
         by_label=numbers("by_label"),
         by_date=numbers("by_date"),
         dated=entry["dated"],

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from catalog.domain import all_records, charts
+from catalog.domain import all_records, charts, engine
 from catalog.domain.model import Catalog, Project
 from catalog.domain.search import FacetResult, ListingQuery, SearchIndex, search, years_active
 from catalog.pages import page_links, vocabulary
@@ -163,7 +163,7 @@ def projects_per_year(index: SearchIndex, query: ListingQuery, key: str, title: 
 
 def overview_charts(catalog: Catalog, index: SearchIndex) -> tuple[Chart, ...]:
     """The catalogue at a glance: projects by discipline, status and access, per year; records per year."""
-    facets = {facet.key: facet for facet in search(index, ListingQuery()).facets}
+    facets = {facet.key: facet for facet in search(index, ListingQuery(), engine.search_engine(catalog)).facets}
     projects = page_links.projects()
 
     def by(key: str, title: str, heading: str, label: Callable[[str], str]) -> Chart | None:
@@ -189,9 +189,9 @@ def overview_charts(catalog: Catalog, index: SearchIndex) -> tuple[Chart, ...]:
     )
 
 
-def contributor_chart(index: SearchIndex, contributor_id: str) -> Chart | None:
+def contributor_chart(catalog: Catalog, index: SearchIndex, contributor_id: str) -> Chart | None:
     """The projects of a person or organization per year, when the listing of their projects has several."""
     query = ListingQuery(filters=(("contributor", (contributor_id,)),))
-    if search(index, query).total < 2:
+    if search(index, query, engine.search_engine(catalog)).total < 2:
         return None
     return projects_per_year(index, query, "projects-per-year", _("Projects per year"))

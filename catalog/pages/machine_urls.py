@@ -5,7 +5,7 @@ Shapes are mirrored by :mod:`catalog.formats.links` (tested).
 
 from django.urls import path
 
-from catalog.formats import exports
+from catalog.formats import exports, result_exports
 from catalog.pages import crawler_views, dcat_views, export_views, feeds, views
 
 _CITATION_NAMES = {"bib": "citation-bib", "ris": "citation-ris", "csl.json": "citation-csl-json"}
@@ -13,6 +13,10 @@ _FILES = [export for export in exports.WORK_EXPORTS if export is not exports.JSO
 
 urlpatterns = [
     path("robots.txt", crawler_views.robots_txt, name="robots-txt"),
+    *(
+        path(export.file, views.records_export, {"key": export.key}, name=f"records-{export.key}")
+        for export in result_exports.RESULT_EXPORTS
+    ),
     path("sitemap.xml", crawler_views.sitemap_xml, name="sitemap"),
     path("sitemap-<int:number>.xml", crawler_views.sitemap_page_xml, name="sitemap-page"),
     path("feeds/changes.atom", feeds.CatalogChanges(), name="changes-feed"),

@@ -17,6 +17,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from catalog.domain.engine import Marker
 from catalog.domain.model import (
     Catalog,
     Cluster,
@@ -27,7 +28,7 @@ from catalog.domain.model import (
     Project,
     RecordTable,
 )
-from catalog.domain.record_search import highlight, record_date
+from catalog.domain.record_search import record_date
 from catalog.domain.temporal import resolve
 from catalog.domain.values import (
     Link,
@@ -131,6 +132,7 @@ class RecordRow:
     date: str | None
     identifier: str = ""
     label_parts: tuple[tuple[str, bool], ...] = ()  # (text, matches the search)
+    snippet_parts: tuple[tuple[str, bool], ...] = ()  # where else the search matched: a description, keywords
     project: EntityRef | None = None  # shown when the rows come from several projects
 
 
@@ -271,17 +273,25 @@ def _legal_strings(legal_infos: Frozen, name: str, values: Values) -> tuple[str,
     return tuple(shown)
 
 
-def _record_row(table: RecordTable, index: int, values: Values, query_words: Sequence[str] = ()) -> RecordRow:
+def _record_row(table: RecordTable, index: int, values: Values, marker: Marker | None = None) -> RecordRow:
     record = table.record(index)
     pid = table.pids[index]
     label = plain(values.text(record.get("label"))) or links.record_suffix(pid)
+    label_parts = marker.parts(label) if marker else ()
+    snippet_parts: tuple[tuple[str, bool], ...] = ()
+    if marker and not any(hit for _, hit in label_parts):
+        # Why it matched when the label does not say: its description (the reader's language first), its keywords.
+        texts = [text for _language, text in values.language_texts(record.get("description"))]
+        texts += [text for keyword in stored_list(record.get("keywords")) if (text := values.text(keyword))]
+        snippet_parts = marker.snippet(texts, length=160)
     return RecordRow(
         label=label,
         url=page_links.record(table.shortcode, pid),
         type_of_data=type_of_data_label(values.text(record.get("typeOfData"))),
         date=values.date(record_date(record)),
         identifier=links.record_suffix(pid),
-        label_parts=highlight(label, query_words),
+        label_parts=label_parts,
+        snippet_parts=snippet_parts,
     )
 
 
@@ -290,14 +300,14 @@ def record_rows(table: RecordTable, start: int, stop: int, values: Values) -> tu
 
 
 def record_rows_at(
-    table: RecordTable, positions: Sequence[int], values: Values, query_words: Sequence[str]
+    table: RecordTable, positions: Sequence[int], values: Values, marker: Marker | None
 ) -> tuple[RecordRow, ...]:
-    """The rows of a search result page, with the query's words marked in the labels."""
-    return tuple(_record_row(table, index, values, query_words) for index in positions)
+    """The rows of a search result page, with the words the search matched marked (label, else a snippet)."""
+    return tuple(_record_row(table, index, values, marker) for index in positions)
 
 
 def record_rows_of_projects(
-    catalog: Catalog, hits: Sequence[tuple[str, int]], values: Values, query_words: Sequence[str]
+    catalog: Catalog, hits: Sequence[tuple[str, int]], values: Values, marker: Marker | None
 ) -> tuple[RecordRow, ...]:
     """The rows of a search across all records: each names its project."""
     rows = []
@@ -305,7 +315,7 @@ def record_rows_of_projects(
         table = catalog.records[key]
         project = catalog.get_project(table.shortcode)
         name = (project.name if project else None) or table.shortcode
-        row = _record_row(table, index, values, query_words)
+        row = _record_row(table, index, values, marker)
         rows.append(replace(row, project=EntityRef(name, page_links.project(table.shortcode))))
     return tuple(rows)
 

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop
 from django.views.decorators.http import require_safe
 
-from catalog.domain import all_records
+from catalog.domain import all_records, engine
 from catalog.domain.browse import BrowseQuery, browse, build_entries
 from catalog.domain.ledger import ProjectMeta, Tombstone, iso_time, withdrawn_project, withdrawn_record
 from catalog.domain.memo import CatalogMemo, memo_for
@@ -40,14 +40,11 @@ from catalog.domain.search import (
     ListingQuery,
     PageOutOfRange,
     SearchIndex,
-    marked,
     pagination,
     search,
-    snippet,
-    words,
 )
 from catalog.domain.values import Values
-from catalog.formats import citation, dcat, jsonld, links
+from catalog.formats import citation, dcat, jsonld, links, result_exports
 from catalog.pages import charts, dcat_views, export_views, languages, page_links, presenters, vocabulary
 from catalog.pages.export_views import Described
 from catalog.pages.templatetags import catalog_tags
@@ -108,6 +105,7 @@ def warm_up() -> None:
     memo = memo_for(catalog)
     memo.get("search-index", lambda: SearchIndex.build(catalog))
     all_records.all_records_index(catalog)
+    engine.search_engine(catalog)
 
 
 # Lookups --------------------------------------------------------------------
@@ -275,10 +273,11 @@ def projects(request: HttpRequest) -> HttpResponse:
     def render() -> str:
         index = memo.get("search-index", lambda: SearchIndex.build(catalog))
         try:
-            result = search(index, query)
+            result = search(index, query, engine.search_engine(catalog))
         except PageOutOfRange as error:
             raise Http404(_past_the_end(error)) from None
         values = _values()
+        marker = engine.marker(query.text) if query.text else None
         cards = _view_model(
             memo, ("cards",), lambda: {p.key: presenters.project_card(p, values) for p in catalog.projects}
         )
@@ -305,7 +304,8 @@ def projects(request: HttpRequest) -> HttpResponse:
                 "listed_facets": [facet for facet in result.facets if facet.key in LISTED_FACET_KEYS],
                 "query": query,
                 "cards": [
-                    (cards[entry.project.key], *_why_it_matched(entry.project, query, values)) for entry in result.items
+                    (cards[entry.project.key], *_why_it_matched(entry.project, marker, values))
+                    for entry in result.items
                 ],
                 "sorts": list(SORTS.items()),
                 "active_filters": active_filters,
@@ -314,6 +314,7 @@ def projects(request: HttpRequest) -> HttpResponse:
                 "noindex": is_result_page(query),
                 "path": path,
                 "total_projects": len(catalog.projects),
+                "json_url": query.url(f"{links.API_ROOT}/projects", page=1),  # the same search as JSON
                 **pagination(result.page, result.page_count, lambda number: query.url(path, page=number)),
             },
         )
@@ -333,15 +334,20 @@ def is_result_page(query: ListingQuery | BrowseQuery | RecordQuery) -> bool:
 
 
 def _why_it_matched(
-    project: Project, query: ListingQuery, values: Values
+    project: Project, marker: engine.Marker | None, values: Values
 ) -> tuple[tuple[tuple[str, bool], ...], tuple[tuple[str, bool], ...]]:
-    """The project's name and a snippet of its texts with the search's words marked (empty without a search)."""
-    query_words = words(query.text)
-    if not query_words:
+    """The project's name and a snippet of its texts with the search's words marked (empty without a search).
+
+    The snippet is the short description, else the first description (the reader's language first), else the
+    keywords, that holds a matched word.
+    """
+    if marker is None or not marker.active:
         return (), ()
     texts = [text for text in (values.text(project.get("shortDescription")),) if text]
     texts += [text for _language, text in values.language_texts(project.get("description"))]
-    return marked(project.name or project.shortcode, query_words), snippet(texts, query_words)
+    texts += [text for _language, text in values.language_texts(project.get("abstract"))]
+    texts += values.texts(project.get("keywords"))
+    return marker.parts(project.name or project.shortcode), marker.snippet(texts)
 
 
 def _citation_context(
@@ -496,14 +502,16 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
             result = RecordResult(0, 1, 1, ())
         else:
             try:
-                result = search_records(record_indexes(memo)[project_.key], query)
+                scores = engine.search_engine(catalog).record_scores(query.parsed, project_.key) if query.text else None
+                result = search_records(record_indexes(memo)[project_.key], query, scores)
             except PageOutOfRange as error:
                 raise Http404(
                     _("There is no page {page} of the records of {shortcode}; they fill {count}.").format(
                         page=error.page, shortcode=project_.shortcode, count=error.page_count
                     )
                 ) from None
-        rows = presenters.record_rows_at(table, result.positions, _values(), query.words) if table else ()
+        marker = engine.marker(query.text) if query.text else None
+        rows = presenters.record_rows_at(table, result.positions, _values(), marker) if table else ()
         canonical = _url(path, query.params())
         return _render(
             request,
@@ -526,7 +534,7 @@ def project_records(request: HttpRequest, shortcode: str) -> HttpResponse:
                         count=len(table) if table else 0, name=name
                     ),
                     path=canonical,
-                    json_path=f"{links.project_json_path(project_.shortcode)}/records",
+                    json_path=_records_json_path(project_.shortcode, query),
                 ),
             },
         )
@@ -550,7 +558,7 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
     def render() -> str:
         index = all_records.all_records_index(catalog)
         try:
-            result = all_records.search_all_records(index, query)
+            result = all_records.search_catalog(catalog, query)
         except PageOutOfRange as error:
             raise Http404(_past_the_end(error)) from None
         path = page_links.all_records()
@@ -564,30 +572,64 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
             for key, selected in query.filters
             for value in selected
         ]
+        if query.years != (None, None):
+            low, high = (str(year) if year else "…" for year in query.years)
+            shown = f"{low}\u2013{high}"  # an en dash between the years
+            active_filters.append((gettext_noop("Years"), shown, query.url(path, years=(None, None), page=1)))
         return _render(
             request,
             "all_records.html",
             {
                 "result": result,
                 "query": query,
-                "rows": presenters.record_rows_of_projects(catalog, result.hits, _values(), query.words),
+                "rows": presenters.record_rows_of_projects(
+                    catalog, result.hits, _values(), engine.marker(query.text) if query.text else None
+                ),
                 "count": index.size,
                 "path": path,
                 "active_filters": active_filters,
                 "clear_text_url": query.url(path, q="", page=1),
-                "noindex": bool(query.text or query.filters or query.sort),
+                "exports": [
+                    (export.label, query.url(f"/{export.file}", page=1)) for export in result_exports.RESULT_EXPORTS
+                ],
+                "noindex": bool(query.text or query.filters or query.sort or query.years != (None, None)),
                 **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
                 "meta": presenters.PageMeta(
                     title=_("Records of all projects")
                     + (" " + _("(page {number})").format(number=result.page) if result.page > 1 else ""),
                     description=_("Search the {count} records of every research project.").format(count=index.size),
                     path=query.url(path),
-                    json_path=links.all_records_json_path(),
+                    json_path=query.url(links.all_records_json_path()),  # the same search, filters, sort, page
                 ),
             },
         )
 
     return _changed_with_catalog(_page(render), catalog)
+
+
+@varies_on(Input.QUERY, Input.ORIGIN)
+@require_safe
+def records_export(request: HttpRequest, key: str) -> HttpResponse:
+    """`/records.csv`, `/records.bib`: the first 1,000 hits of `/records` with the same parameters, in its order."""
+    catalog = catalog_of(request)
+    try:
+        query = all_records.AllRecordsQuery.from_params(dict(request.GET.lists()))
+    except BadQuery as error:
+        return HttpResponse(f"{error.reason.format(**error.details)}\n", status=400, content_type="text/plain")
+    hits = all_records.first_hits(catalog, query)
+    export = result_exports.CSV if key == result_exports.CSV.key else result_exports.BIBTEX
+    write = result_exports.to_csv if export is result_exports.CSV else result_exports.to_bibtex
+    response = HttpResponse(write(catalog, hits, base_url(request)), content_type=f"{export.media_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{export.file}"'
+    return _changed_with_catalog(mark_cacheable(response), catalog)
+
+
+def _records_json_path(shortcode: str, query: RecordQuery) -> str:
+    """A project's records as JSON: all of them, or, for a search or sort, the same search in the API's."""
+    if not (query.text or query.sort or query.page > 1):
+        return f"{links.project_json_path(shortcode)}/records"
+    same = all_records.AllRecordsQuery(query.text, (("project", (shortcode,)),), query.sort, query.page)
+    return same.url(links.all_records_json_path())
 
 
 def _url(path: str, pairs: list[tuple[str, str]]) -> str:
@@ -757,7 +799,7 @@ def _entity_charts(catalog: Catalog, kind: str, entity_id: str) -> tuple[charts.
     if kind not in ("person", "organization"):
         return ()
     index = memo_for(catalog).get("search-index", lambda: SearchIndex.build(catalog))
-    found = charts.contributor_chart(index, entity_id)
+    found = charts.contributor_chart(catalog, index, entity_id)
     return (found,) if found else ()
 
 
@@ -798,8 +840,9 @@ def browse_listing(request: HttpRequest, kind: str) -> HttpResponse:
 
     def render() -> str:
         entries = memo.get(("browse", kind), lambda: build_entries(catalog, kind))
+        scores = engine.search_engine(catalog).listing_scores(kind, engine.parse(query.text)) if query.text else None
         try:
-            result = browse(entries, query)
+            result = browse(entries, query, scores)
         except PageOutOfRange as error:
             raise Http404(_past_the_end(error)) from None
         path = page_links.listing(kind)

@@ -35,7 +35,7 @@ DOMAIN_LABELS = (
 )
 
 # catalog.domain.all_records.FACETS (with "Type of data" and "Licence" above)
-ALL_RECORDS_FACETS = (gettext_noop("Project"), gettext_noop("Year"))
+ALL_RECORDS_FACETS = (gettext_noop("Project"), gettext_noop("Creator"), gettext_noop("Year"))
 
 # Types of data the catalogue's data uses (the values of ``typeOfData``); another value is shown as stored.
 TYPES_OF_DATA = (

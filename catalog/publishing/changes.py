@@ -37,12 +37,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any, cast
 
-from catalog.domain import ledger
+from catalog.domain import engine, ledger
 from catalog.domain.ledger import Item, ProjectMeta, fingerprint
 from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog, record_files
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
 from catalog.domain.progress import Progress
-from catalog.domain.snapshot import ProcessLost, SnapshotPass, write_catalog_part
+from catalog.domain.snapshot import ProcessLost, SnapshotPass, open_catalog, write_catalog_part
 from catalog.formats import item_metadata
 from catalog.publishing.formats import FORMATS
 from catalog.publishing.oai_identifiers import fallback_year, project_local_ids, shared_pid_prefix
@@ -383,6 +383,8 @@ def stamp_release(
         summary = ledger.stamp(data_dir, items, now, dry_run=dry_run, activate_in=activate_in)
         if snapshot is not None:  # what the snapshot keeps of the whole catalogue and the ledger just written
             write_catalog_part(data_dir, catalog, snapshot.written)
+            # The search index, over the records just written (read back from the snapshot: no JSON parsed twice).
+            engine.write_stamped(open_catalog(data_dir), data_dir)
         return summary
     except (DataDirError, ProcessLost) as error:
         raise StampRefused(str(error)) from None

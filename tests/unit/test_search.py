@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from catalog.domain import engine
 from catalog.domain.loader import load_catalog
 from catalog.domain.model import Project
 from catalog.domain.search import (
@@ -19,7 +20,6 @@ from catalog.domain.search import (
     parse_page,
     rank,
     search,
-    words,
 )
 from tests import datadir
 from tests.api_data_sets import write_small_data_set
@@ -27,10 +27,6 @@ from tests.api_data_sets import write_small_data_set
 
 def test_normalise_folds_case_and_accents():
     assert normalise("Zürich ÉCOLE") == normalise("zurich ecole") == "zurich ecole"
-
-
-def test_words_are_normalised_tokens():
-    assert words("Die Bilderfolgen, der Basler Frühdrucke!") == ["die", "bilderfolgen", "der", "basler", "fruhdrucke"]
 
 
 @pytest.mark.parametrize(
@@ -95,42 +91,36 @@ def test_pagination_links():
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    return SearchIndex.build(load_catalog(write_small_data_set(tmp_path_factory.mktemp("data"))))
+def catalog(tmp_path_factory):
+    return load_catalog(write_small_data_set(tmp_path_factory.mktemp("data")))
 
 
-def test_search_matches_every_word_accent_insensitively(index):
-    result = search(index, ListingQuery(text="LIGHTHOUSE logbooks"))
+@pytest.fixture(scope="module")
+def index(catalog):
+    return SearchIndex.build(catalog)
+
+
+@pytest.fixture(scope="module")
+def engine_(catalog):
+    return engine.build_temporary(catalog)
+
+
+def test_search_matches_every_word_accent_insensitively(index, engine_):
+    result = search(index, ListingQuery(text="LIGHTHOUSE logbook"), engine_)
     assert [entry.project.shortcode for entry in result.items] == ["0A0F"]
-    assert search(index, ListingQuery(text="lighthouse recipes")).total == 0
+    assert search(index, ListingQuery(text="lighthouse recipes"), engine_).total == 0
 
 
-def test_search_without_text_lists_every_project_by_name(index):
-    result = search(index, ListingQuery())
+def test_search_without_text_lists_every_project_by_name(index, engine_):
+    result = search(index, ListingQuery(), engine_)
     assert [entry.project.shortcode for entry in result.items] == ["0A0F", "0b1c"]  # Lighthouse…, Recipes…
     assert (result.total, result.page, result.page_count) == (2, 1, 1)
-    assert search(index, ListingQuery(sort="name-desc")).items[0].project.shortcode == "0b1c"
+    assert search(index, ListingQuery(sort="name-desc"), engine_).items[0].project.shortcode == "0b1c"
 
 
-def test_search_past_the_last_page(index):
+def test_search_past_the_last_page(index, engine_):
     with pytest.raises(PageOutOfRange):
-        search(index, ListingQuery(page=2))
-
-
-def test_matching_words_are_marked_and_a_snippet_shows_the_first_match():
-    from catalog.domain.search import marked, snippet
-
-    assert marked("Die Bilderfolgen in Zürich", ["bild", "zurich"]) == (
-        ("Die ", False),
-        ("Bilderfolgen", True),
-        (" in ", False),
-        ("Zürich", True),
-    )
-    long_text = "Lorem ipsum " * 40 + "the Holzschnitte of Basel " + "dolor sit " * 40
-    cut = snippet(["no match here", long_text], ["holzschnitt"], length=80)
-    assert cut[0] == ("…", False) and cut[-1] == ("…", False)
-    assert ("Holzschnitte", True) in cut and sum(len(text) for text, _ in cut) < 120
-    assert snippet(["nothing"], ["zzz"]) == ()
+        search(index, ListingQuery(page=2), engine_)
 
 
 def test_the_year_range_keeps_projects_that_ran_in_it():
@@ -143,26 +133,27 @@ def test_the_year_range_keeps_projects_that_ran_in_it():
             ListingQuery.from_params(bad)
 
 
-def _entry(name: str, start: str, text: str) -> IndexedProject:
+def _entry(name: str, start: str) -> IndexedProject:
     project = Project.from_raw({"id": name, "shortcode": name[:4].upper(), "name": name})
-    return IndexedProject(project, text, ((text, 1),), (), name, start)
+    return IndexedProject(project, (), name, start)
 
 
 def test_rank_orders_by_relevance_name_or_start_with_undated_projects_last():
     entries = (
-        _entry("alpha", "2001-05-01", "ships"),
-        _entry("beta", "", "ships and ships"),
-        _entry("gamma", "1999-01-01", "maps"),
+        _entry("alpha", "2001-05-01"),
+        _entry("beta", ""),
+        _entry("gamma", "1999-01-01"),
     )
     index = SearchIndex(entries, by_name=(0, 1, 2), by_start=(2, 0, 1))
     every = {0, 1, 2}
-    assert rank(index, every, "name", []) == [0, 1, 2]
-    assert rank(index, every, "name-desc", []) == [2, 1, 0]
-    assert rank(index, every, "oldest", []) == [2, 0, 1]
-    assert rank(index, every, "newest", []) == [0, 2, 1]
-    assert rank(index, {1, 2}, "newest", []) == [2, 1]
-    # "ship" starts a word after a space in "ships and ships" only: it counts twice there.
-    assert rank(index, every, "relevance", ["ship"]) == [1, 0, 2]
+    assert rank(index, every, "name", None) == [0, 1, 2]
+    assert rank(index, every, "name-desc", None) == [2, 1, 0]
+    assert rank(index, every, "oldest", None) == [2, 0, 1]
+    assert rank(index, every, "newest", None) == [0, 2, 1]
+    assert rank(index, {1, 2}, "newest", None) == [2, 1]
+    # Relevance is the engine's score, best first; equal scores in name order; without a search, name order.
+    assert rank(index, every, "relevance", {0: 1.5, 1: 3.0, 2: 1.5}) == [1, 0, 2]
+    assert rank(index, every, "relevance", None) == [0, 1, 2]
 
 
 def test_years_active_counts_what_the_year_range_lists(tmp_path):
@@ -174,14 +165,15 @@ def test_years_active_counts_what_the_year_range_lists(tmp_path):
         datadir.project("0AA3", startDate="2021-01-01", endDate="2021-12-31"),
         datadir.project("0AA4", startDate=None, endDate=None),  # undated: in no year
     ]
-    index = SearchIndex.build(load_catalog(datadir.write_data_dir(tmp_path, projects=projects)))
+    catalog = load_catalog(datadir.write_data_dir(tmp_path, projects=projects))
+    index, found_by = SearchIndex.build(catalog), engine.build_temporary(catalog)
     counts = years_active(index, ListingQuery(), span=100)
     assert counts == {2018: 1, 2019: 2, 2020: 2, 2021: 2}
     for year, count in counts.items():
-        assert search(index, ListingQuery(years=(year, year))).total == count
+        assert search(index, ListingQuery(years=(year, year)), found_by).total == count
     # The query's other parts narrow it (an open end runs to the latest year *they* name); its own years do not;
     # the span keeps the latest years.
     assert years_active(index, ListingQuery(filters=(("status", ("Finished",)),)), span=100) == {2019: 1}
     assert years_active(index, ListingQuery(years=(2018, 2018)), span=100) == counts
     assert years_active(index, ListingQuery(), span=2) == {2020: 2, 2021: 2}
-    assert years_active(index, ListingQuery(text="nothing-matches"), span=100) == {}
+    assert years_active(index, ListingQuery(text="nothing-matches"), span=100, scores={}) == {}

@@ -1,0 +1,978 @@
+"""Full-text search on tantivy: the analysis of every language, the query syntax, relevance, marks.
+
+The project listing, the records of a project and the records of every
+project are searched through two tantivy indexes (:class:`EngineIndex`), one
+of the projects and one of all records, built by :func:`build_indexes` into
+a directory (by ``svc stamp`` beside the snapshot, else at start-up into a
+temporary one) and opened read-only by every process that searches them.
+
+* **Analysis.** Each text goes into the field of its language (``de``,
+  ``fr``, ``it``, ``en``: that language's Snowball stemmer; untagged text and
+  other languages: :data:`DEFAULT_LANGUAGE`), lower-cased and folded to ASCII
+  after stemming (``Frühdrucke``, ``fruhdrucke`` and ``Fruehdrucke`` are one
+  word). A query word is analysed once per language and looked up in each
+  language's fields, so it matches across the languages of the data.
+* **Relevance.** BM25, per query word the best of its fields (a
+  disjunction-max), each field group weighted (a project's name over its
+  keywords over its short description over the rest; a record's label over
+  its other texts).
+* **Typos.** A word whose indexed form has :data:`FUZZY_MIN_LETTERS` letters
+  or more also matches the words one edit away (insertion, deletion,
+  substitution or transposition of two neighbours), with a constant score far
+  below an exact match's, so that exact matches rank first.
+* **Truncation.** ``word*`` (three letters or more) also matches every word
+  that starts so, scored as a typo is: below exact matches.
+* **Syntax** (:func:`parse`): ``"a phrase"``, ``-word`` and ``-"phrase"``,
+  ``a OR b``, and ``creator:``, ``title:``, ``year:`` (``year:1990`` or
+  ``year:1990-2000``; a prefix with nothing after it is a plain word); all
+  other terms must match. Anything the syntax does
+  not read is taken as plain words: a query never fails.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+import threading
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import tantivy
+
+from catalog.domain.memo import memo_for
+from catalog.domain.model import PLACEHOLDERS, Catalog, Project, is_placeholder, language_items
+from catalog.domain.roles import creator_attributions
+from catalog.domain.values import stored_list, stored_strings
+
+logger = logging.getLogger("catalog.domain.engine")
+
+# Bump when the analysis, the fields or what goes into them change: an index of another format is rebuilt.
+FORMAT = 3
+STEMMERS = {"de": "german", "fr": "french", "it": "italian", "en": "english"}
+LANGUAGES = tuple(STEMMERS)
+DEFAULT_LANGUAGE = "en"  # untagged text, and languages without a stemmer here
+NAMES = "names"  # the analysis of names: folded, never stemmed
+FUZZY_MIN_LETTERS = 5
+FUZZY_WEIGHT = 0.05  # a typo's constant score, times its field's weight: below any exact match's BM25 score
+MAX_TERMS = 20
+PREFIX_MIN_LETTERS = 3  # ``ab*`` would reach too much of the vocabulary to mean anything
+_LONGEST_WORD = 40  # longer tokens (hashes, URLs run together) are not indexed
+
+
+def _analyzer(language: str | None) -> tantivy.TextAnalyzer:
+    builder = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(_LONGEST_WORD))
+        .filter(tantivy.Filter.lowercase())
+    )
+    if language is not None:
+        builder = builder.filter(tantivy.Filter.stemmer(STEMMERS[language]))
+    return builder.filter(tantivy.Filter.ascii_fold()).build()
+
+
+ANALYZERS: dict[str, tantivy.TextAnalyzer] = {**{lang: _analyzer(lang) for lang in LANGUAGES}, NAMES: _analyzer(None)}
+
+
+@lru_cache(maxsize=1024)
+def language_of(tag: str | None) -> str:
+    """The analysis a text of language ``tag`` gets: its own language's when there is one, else the default."""
+    primary = (tag or "").split("-")[0].split("_")[0].lower()
+    return primary if primary in STEMMERS else DEFAULT_LANGUAGE
+
+
+@lru_cache(maxsize=65536)
+def analysed(analysis: str, text: str) -> tuple[str, ...]:
+    """The tokens ``text`` is indexed (and searched) as under ``analysis`` (a language or :data:`NAMES`)."""
+    return tuple(ANALYZERS[analysis].analyze(text))
+
+
+# The query syntax ------------------------------------------------------------------------------
+
+# A field prefix applies to the term after it, spaces between them or not (``creator: Gotthelf``).
+_TERM = re.compile(r'(?P<neg>-)?(?:(?P<field>creator|title|year):\s*)?(?:"(?P<phrase>[^"]*)"|(?P<word>[^\s"]+))', re.I)
+_YEARS = re.compile(r"(\d{1,4})(?:(?:-|\.\.)(\d{1,4}))?")
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One term of a query: a word, or a phrase (several words in a row), perhaps limited to a field."""
+
+    text: str
+    phrase: bool = False
+    field: str | None = None  # "creator", "title", "year" or None: every text
+    years: tuple[int, int] | None = None  # year: a range of years
+    truncated: str | None = None  # ``word*``: the start that words may continue (folded, unstemmed)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A parsed query: every group must match (one of its terms: they were joined by OR), no exclusion may."""
+
+    groups: tuple[tuple[Term, ...], ...] = ()
+    excluded: tuple[Term, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.groups or self.excluded)
+
+    @property
+    def terms(self) -> Iterator[Term]:
+        """The terms that must (or may) match: what marks show."""
+        for group in self.groups:
+            yield from group
+
+
+def _has_tokens(text: str) -> bool:
+    return bool(analysed(NAMES, text))
+
+
+def _truncated(word: str | None) -> str | None:
+    """The start ``word*`` asks words to begin with: one folded word of :data:`PREFIX_MIN_LETTERS` or more."""
+    if not word or not word.endswith("*"):
+        return None
+    tokens = analysed(NAMES, word)
+    if len(tokens) != 1 or len(tokens[0]) < PREFIX_MIN_LETTERS or not tokens[0].isalnum():
+        return None
+    return tokens[0]
+
+
+def parse(text: str) -> Query:
+    """The query ``text`` says; what the syntax does not read is taken as plain words (never an error)."""
+    groups: list[list[Term]] = []
+    excluded: list[Term] = []
+    join_next = False
+    count = 0
+    for found in _TERM.finditer(text):
+        if count >= MAX_TERMS:
+            break
+        negated, prefix, phrase, word = (
+            found.group("neg"),
+            found.group("field"),
+            found.group("phrase"),
+            found.group("word"),
+        )
+        if word == "OR" and not negated and not prefix:
+            join_next = bool(groups)
+            continue
+        value = phrase if phrase is not None else word
+        term: Term | None = None
+        if prefix and prefix.lower() == "year":
+            years = _YEARS.fullmatch(value.strip())
+            if years:
+                low = int(years.group(1))
+                high = int(years.group(2)) if years.group(2) else low
+                term = Term(value, field="year", years=(min(low, high), max(low, high)))
+            else:
+                value = f"{prefix}:{value}"  # not a year: plain words
+                prefix = None
+        if term is None:
+            if not _has_tokens(value):
+                join_next = False
+                continue
+            term = Term(value, phrase is not None, prefix.lower() if prefix else None, truncated=_truncated(word))
+        count += 1
+        if negated:
+            excluded.append(term)
+            join_next = False
+        elif join_next and groups:
+            groups[-1].append(term)
+            join_next = False
+        else:
+            groups.append([term])
+    return Query(tuple(tuple(group) for group in groups), tuple(excluded))
+
+
+# Documents and indexes --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What one index holds: its field groups (a text's role, with its weight) and which group ``title:`` means.
+
+    ``numbers`` are the unsigned fast fields of each item beyond its position and years (the records' facet
+    codes and sort ranks: :data:`RECORD_NUMBERS`), so that facets are counted and hits ordered inside tantivy.
+    """
+
+    name: str
+    groups: Mapping[str, float]
+    title_group: str
+    numbers: tuple[str, ...] = ()
+
+
+# The records' facet codes (``facet.<key>``: the all-records index's number of the value, absent when none), the
+# year of the year facet as a number (``facet.year_shown``, for `from`/`to`), and the rank of each record in
+# every order but relevance (``rank.<sort>``).
+FACET_FIELDS = ("project", "type", "creator", "licence", "year")
+RECORD_NUMBERS = (
+    *(f"facet.{key}" for key in FACET_FIELDS),
+    "facet.year_shown",
+    "rank.label",
+    "rank.oldest",
+    "rank.newest",
+)
+
+PROJECTS = Kind("projects", {"name": 4.0, "keywords": 2.0, "short": 1.5, "body": 1.0}, "name")
+# A browse listing's entries (persons, organizations, clusters, collections): the name over what is shown with it.
+BROWSE = Kind("browse", {"name": 3.0, "body": 1.0}, "name")
+BROWSE_KINDS = ("persons", "organizations", "clusters", "collections")
+RECORDS = Kind("records", {"label": 2.0, "body": 1.0}, "label", RECORD_NUMBERS)
+CREATOR_WEIGHT = 1.5
+
+
+@dataclass
+class Document:
+    """One item as the engine indexes it: its place in the caller's order, its texts, creators and years."""
+
+    position: int
+    texts: list[tuple[str, str | None, str]] = field(default_factory=list)  # (group, language tag, text)
+    creators: list[str] = field(default_factory=list)
+    years: tuple[int, int] | None = None
+    numbers: dict[str, int] = field(default_factory=dict)  # the kind's numbers this item has
+
+    def add(self, group: str, value: object) -> None:
+        """Every text of a stored value (a string, a language map, a list of them) in ``group``."""
+        if isinstance(value, str):  # the common case first: this runs for every text of every record
+            if value.strip() and value not in PLACEHOLDERS:
+                self.texts.append((group, None, value))
+        elif isinstance(value, list | tuple):
+            for item in value:
+                self.add(group, item)
+        elif isinstance(value, Mapping) and ("text" in value or "url" in value):
+            text = value.get("text")
+            if isinstance(text, str):
+                self.add(group, text)
+        else:
+            for language, text in language_items(value):
+                if text.strip() and text not in PLACEHOLDERS:
+                    self.texts.append((group, language, text))
+
+
+def _field(group: str, language: str) -> str:
+    return f"{group}_{language}"
+
+
+def schema_of(kind: Kind) -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    for group in kind.groups:
+        for language in LANGUAGES:
+            builder.add_text_field(_field(group, language), tokenizer_name=f"svc_{language}")
+    builder.add_text_field("creator", tokenizer_name=f"svc_{NAMES}")
+    builder.add_unsigned_field("position", indexed=True, fast=True)
+    builder.add_unsigned_field("year_from", indexed=True, fast=True)
+    builder.add_unsigned_field("year_to", indexed=True, fast=True)
+    for name in kind.numbers:
+        builder.add_unsigned_field(name, indexed=name.startswith("facet."), fast=True)
+    return builder.build()
+
+
+def _register(index: tantivy.Index) -> None:
+    for name, analyzer in ANALYZERS.items():
+        index.register_tokenizer(f"svc_{name}", analyzer)
+
+
+# One writing thread, its documents in the order given, with a budget that some millions of records fit in: one
+# segment (tantivy allocates the budget as it fills it: about 370 MB per million records). Past it, tantivy
+# writes more segments, and orders them by their random identifiers, not in the order they were written.
+WRITER_HEAP = 4_200_000_000  # near tantivy's limit (4,293,967,295); by the 1M figures about ten million records
+
+
+def write_index(
+    directory: Path, kind: Kind, documents: Iterable[Document], segment_documents: int | None = None
+) -> int:
+    """Index ``documents`` into a new index in ``directory`` (created); returns how many segments it has."""
+    directory.mkdir(parents=True, exist_ok=True)
+    index = tantivy.Index(schema_of(kind), path=str(directory), reuse=False)
+    _register(index)
+    writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
+    count = 0
+    fields: dict[tuple[str, str | None], str] = {}  # (group, language tag) -> its field, looked up once
+    for document in documents:
+        doc = tantivy.Document()
+        for group, language, text in document.texts:
+            name = fields.get((group, language))
+            if name is None:
+                name = fields[group, language] = _field(group, language_of(language))
+            doc.add_text(name, text)
+        for name in document.creators:
+            doc.add_text("creator", name)
+        doc.add_unsigned("position", document.position)
+        if document.years is not None:
+            doc.add_unsigned("year_from", max(0, document.years[0]))
+            doc.add_unsigned("year_to", max(0, document.years[1]))
+        for name, value in document.numbers.items():
+            doc.add_unsigned(name, value)
+        writer.add_document(doc)
+        count += 1
+        if segment_documents and count % segment_documents == 0:  # a segment of that many (tests)
+            writer.commit()
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    return int(index.searcher().num_segments) if count else 1
+
+
+def _term_query(schema: tantivy.Schema, name: str, tokens: Sequence[str]) -> tantivy.Query:
+    if len(tokens) == 1:
+        return tantivy.Query.term_query(schema, name, tokens[0])
+    return tantivy.Query.phrase_query(schema, name, list(tokens))
+
+
+def _text_query(schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool) -> tantivy.Query | None:
+    """One word or phrase over its fields: the best field's BM25 score, plus a small constant for a near word."""
+    targets: list[tuple[str, str, float]] = []  # (field, analysis, weight)
+    if term.field != "creator":
+        groups = [kind.title_group] if term.field == "title" else list(kind.groups)
+        targets += [(_field(g, lang), lang, kind.groups[g]) for g in groups for lang in LANGUAGES]
+    if term.field in (None, "creator"):
+        targets.append(("creator", NAMES, CREATOR_WEIGHT))
+    exact, near = [], []
+    for name, analysis, weight in targets:
+        tokens = analysed(analysis, term.text)
+        if not tokens:
+            continue
+        exact.append(tantivy.Query.boost_query(_term_query(schema, name, tokens), weight))
+        if fuzzy and not term.phrase and len(tokens) == 1 and len(tokens[0]) >= FUZZY_MIN_LETTERS:
+            typo = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
+            near.append(tantivy.Query.boost_query(typo, weight * FUZZY_WEIGHT))
+        if term.truncated is not None:  # every word that starts so, scored as a typo is
+            start = tantivy.Query.regex_query(schema, name, f"{term.truncated}.*")
+            near.append(tantivy.Query.boost_query(start, weight * FUZZY_WEIGHT))
+    if not exact:
+        return None
+    best = tantivy.Query.disjunction_max_query(exact)
+    if not near:
+        return best
+    return tantivy.Query.boolean_query(
+        [(tantivy.Occur.Should, best), (tantivy.Occur.Should, tantivy.Query.disjunction_max_query(near))]
+    )
+
+
+def _year_query(schema: tantivy.Schema, years: tuple[int, int]) -> tantivy.Query:
+    """Items whose years meet the range: from at most its end, to at least its start."""
+    unsigned = tantivy.FieldType.Unsigned
+    return tantivy.Query.boolean_query(
+        [
+            (tantivy.Occur.Must, tantivy.Query.range_query(schema, "year_from", unsigned, 0, years[1])),
+            (tantivy.Occur.Must, tantivy.Query.range_query(schema, "year_to", unsigned, years[0], None)),
+        ]
+    )
+
+
+def engine_query(schema: tantivy.Schema, kind: Kind, query: Query) -> tantivy.Query | None:
+    """The tantivy query of a parsed query (None: it asks for nothing)."""
+
+    def one(term: Term, fuzzy: bool) -> tantivy.Query | None:
+        if term.years is not None:
+            return _year_query(schema, term.years)
+        return _text_query(schema, kind, term, fuzzy)
+
+    clauses = []
+    for group in query.groups:
+        alternatives = [q for term in group if (q := one(term, fuzzy=True)) is not None]
+        if not alternatives:
+            return tantivy.Query.empty_query()  # a term no field can hold matches nothing
+        either = (
+            alternatives[0]
+            if len(alternatives) == 1
+            else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in alternatives])
+        )
+        clauses.append((tantivy.Occur.Must, either))
+    for term in query.excluded:
+        if (q := one(term, fuzzy=False)) is not None:  # an exclusion is exact: a near word is not excluded
+            clauses.append((tantivy.Occur.MustNot, q))
+    if not clauses:
+        return None
+    if not query.groups:
+        clauses.append((tantivy.Occur.Must, tantivy.Query.all_query()))
+    return tantivy.Query.boolean_query(clauses)
+
+
+def filtered(query: tantivy.Query, filters: Sequence[tantivy.Query]) -> tantivy.Query:
+    """``query`` limited to the items every filter matches, scored as ``query`` alone (a filter adds 0)."""
+    if not filters:
+        return query
+    clauses = [(tantivy.Occur.Must, query)]
+    clauses += [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in filters]
+    return tantivy.Query.boolean_query(clauses)
+
+
+# The records' orders inside tantivy: sort -> (fast field, ascending); relevance is the score's (ties: label order).
+RECORD_ORDERS = {
+    "label": ("rank.label", True),
+    "label-desc": ("rank.label", False),
+    "oldest": ("rank.oldest", True),
+    "newest": ("rank.newest", True),
+    "identifier": ("position", True),
+}
+
+
+class EngineIndex:
+    """One tantivy index on disk, opened read-only (again in each process: a fork does not share its handles)."""
+
+    def __init__(self, directory: Path, kind: Kind) -> None:
+        self.directory = directory
+        self.kind = kind
+        self.schema = schema_of(kind)
+        self._opened: tuple[int, tantivy.Searcher] | None = None
+        self._lock = threading.Lock()
+
+    def searcher(self) -> tantivy.Searcher:
+        opened = self._opened
+        if opened is None or opened[0] != os.getpid():
+            with self._lock:
+                index = tantivy.Index.open(str(self.directory))
+                _register(index)
+                opened = (os.getpid(), index.searcher())
+                self._opened = opened
+        return opened[1]
+
+    def hits(self, query: Query, within: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The positions of the matching items and their scores (None: the query asks for nothing).
+
+        ``within``: only the items from position ``within[0]`` up to ``within[1]`` (excluded).
+        """
+        built = engine_query(self.schema, self.kind, query)
+        if built is None:
+            return None
+        if within is not None:
+            if within[1] <= within[0]:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            unsigned = tantivy.FieldType.Unsigned
+            span = tantivy.Query.range_query(self.schema, "position", unsigned, *within, True, False)
+            built = filtered(built, [span])
+        searcher = self.searcher()
+        total = searcher.search(built, limit=1, count=True).count  # type: ignore[attr-defined]
+        if not total:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        found = searcher.search(built, limit=total, count=False).hits
+        scores = np.fromiter((score for score, _ in found), dtype=np.float32, count=len(found))
+        positions = np.array(searcher.fast_field_values("position", [address for _, address in found]), dtype=np.int64)
+        return positions, scores
+
+    def matching(self, query: Query) -> tantivy.Query | None:
+        """The tantivy query of ``query`` on this index (None: it asks for nothing)."""
+        return engine_query(self.schema, self.kind, query)
+
+    def among(self, name: str, values: Iterable[int]) -> tantivy.Query:
+        """The items whose number ``name`` is one of ``values`` (none: no item)."""
+        wanted = sorted(set(values))
+        if not wanted:
+            return tantivy.Query.empty_query()
+        return tantivy.Query.term_set_query(self.schema, name, wanted)
+
+    def between(self, name: str, low: int | None, high: int | None) -> tantivy.Query:
+        """The items whose number ``name`` lies in [low, high] (None: unbounded on that side; not both)."""
+        if high is not None and (high < 0 or (low is not None and high < low)):
+            return tantivy.Query.empty_query()
+        unsigned = tantivy.FieldType.Unsigned
+        return tantivy.Query.range_query(self.schema, name, unsigned, None if low is None else max(0, low), high)
+
+    def counts(self, built: tantivy.Query, sizes: Mapping[str, int]) -> dict[str, dict[int, int]] | None:
+        """How many matches of ``built`` have each value of each number in ``sizes`` (how many values it has).
+
+        Exact: every value is a bucket, in every segment. None when tantivy refuses that many buckets.
+        """
+        spec = {
+            name: {"terms": {"field": name, "size": max(1, size), "segment_size": max(1, size)}}
+            for name, size in sizes.items()
+        }
+        try:
+            found = self.searcher().aggregate(built, spec)
+        except ValueError:
+            logger.warning("facet counts not aggregated by tantivy (too many values?): %s", list(sizes))
+            return None
+        return {
+            name: {int(bucket["key"]): int(bucket["doc_count"]) for bucket in found[name]["buckets"]} for name in sizes
+        }
+
+    def page(self, built: tantivy.Query, sort: str, start: int, stop: int) -> tuple[int, np.ndarray]:
+        """How many items ``built`` matches, and the positions of those from ``start`` to ``stop`` in ``sort``.
+
+        Relevance: best score first, equal scores in the order of the documents (the label order of an ordered
+        records' index). Other sorts: :data:`RECORD_ORDERS`.
+        """
+        searcher = self.searcher()
+        if start >= int(searcher.num_docs):  # past every item: tantivy would reserve room for ``start`` hits first
+            return int(searcher.search(built, limit=1, count=True).count), np.zeros(0, dtype=np.int64)  # type: ignore[attr-defined]
+        limit = max(1, stop - start)
+        if sort in RECORD_ORDERS:
+            name, ascending = RECORD_ORDERS[sort]
+            order = tantivy.Order.Asc if ascending else tantivy.Order.Desc
+            found = searcher.search(built, limit=limit, count=True, order_by_field=name, offset=start, order=order)
+        else:
+            found = searcher.search(built, limit=limit, count=True, offset=start)
+        addresses = [address for _, address in found.hits[: stop - start]]
+        positions = searcher.fast_field_values("position", addresses) if addresses else []
+        return int(found.count), np.array(positions, dtype=np.int64)  # type: ignore[attr-defined]
+
+
+# What is indexed of projects and records ----------------------------------------------------
+
+
+def _year(value: object) -> int | None:
+    text = value.strip() if isinstance(value, str) else ""
+    return int(text[:4]) if len(text) >= 4 and text[:4].isdigit() and not is_placeholder(text) else None
+
+
+def project_document(catalog: Catalog, project: Project, position: int) -> Document:
+    document = Document(position)
+    document.add("name", project.name)
+    document.add("name", project.shortcode)
+    document.add("name", [t for t in stored_strings(project.get("officialName")) if not is_placeholder(t)])
+    document.add("name", project.get("alternativeNames"))
+    document.add("keywords", project.get("keywords"))
+    document.add("keywords", project.get("disciplines"))
+    document.add("short", [t for t in stored_strings(project.get("shortDescription")) if not is_placeholder(t)])
+    for name in ("description", "abstract", "temporalCoverage", "spatialCoverage"):
+        document.add("body", project.get(name))
+    creators = {a.contributor_id for a in creator_attributions(project)}
+    for attribution in project.attributions:
+        contributor = catalog.contributor(attribution.contributor_id)
+        if contributor is not None and contributor.display_name:
+            document.add("body", contributor.display_name)
+            if attribution.contributor_id in creators:
+                document.creators.append(contributor.display_name)
+    first, last = _year(project.get("startDate")), _year(project.get("endDate"))
+    if first:
+        document.years = (first, last or 9999)  # an open end runs on
+    return document
+
+
+RECORD_BODY_FIELDS = ("description", "keywords", "typeOfData", "publisher")
+
+
+def record_creators(record: Mapping[str, Any]) -> list[str]:
+    """Who a record names as its authors (its legal info's authorship)."""
+    names: list[str] = []
+    for legal in stored_list(record.get("legalInfo")):
+        if isinstance(legal, Mapping):
+            authors = stored_list(legal.get("authorship"))
+            names += [n.strip() for n in authors if isinstance(n, str) and n.strip() and not is_placeholder(n)]
+    return list(dict.fromkeys(names))
+
+
+def record_year(record: Mapping[str, Any]) -> int | None:
+    return _year(record.get("datePublished") or record.get("dateCreated"))
+
+
+def record_document(record: Mapping[str, Any], pid: str, position: int) -> Document:
+    document = Document(position)
+    document.add("label", record.get("label"))
+    for name in RECORD_BODY_FIELDS:
+        document.add("body", record.get(name))
+    document.add("body", pid.rpartition("/")[2])
+    document.creators = record_creators(record)
+    year = record_year(record)
+    if year is not None:
+        document.years = (year, year)
+    return document
+
+
+def record_tables(catalog: Catalog) -> list[tuple[str, Any]]:
+    """The (project key, record table) pairs in the order every all-records position counts them."""
+    return [(p.key, table) for p in catalog.projects if (table := catalog.records.get(p.key)) is not None]
+
+
+def _record_documents(catalog: Catalog, numbered: bool) -> Iterator[Document]:
+    """Every record's document; ``numbered``: in the all-records label order, with its facet codes and ranks.
+
+    In label order, tantivy's own order of equal scores (the earlier document first, in one segment) is the
+    label order that breaks ties of relevance everywhere else.
+    """
+    tables = record_tables(catalog)
+    if not numbered:
+        position = 0
+        for _key, table in tables:
+            for local in range(len(table)):
+                yield record_document(table.record(local), table.pids[local], position + local)
+            position += len(table)
+        return
+    assert record_layout is not None
+    index = record_layout(catalog)
+    years = [int(value) if value.isdigit() else None for value in index.values["year"]]
+    codes = [(f"facet.{key}", index.codes[key]) for key in FACET_FIELDS]
+    year_codes = index.codes["year"]
+    ranks = [(f"rank.{sort}", index.ranks[sort]) for sort in ("label", "oldest", "newest")]
+    projects = np.searchsorted(index.offsets, index.by_label, side="right") - 1
+    for position, project in zip(index.by_label.tolist(), projects.tolist(), strict=True):
+        _key, table = tables[project]
+        local = position - int(index.offsets[project])
+        document = record_document(table.record(local), table.pids[local], position)
+        numbers = document.numbers
+        for name, array in codes:
+            if (code := int(array[position])) >= 0:
+                numbers[name] = code
+        if (code := int(year_codes[position])) >= 0 and (year := years[code]) is not None:
+            numbers["facet.year_shown"] = year
+        for name, array in ranks:
+            numbers[name] = int(array[position])
+        yield document
+
+
+class RecordLayout(Protocol):
+    """What the records' index takes of the all-records index: its order of records, facet numbers and ranks."""
+
+    @property
+    def keys(self) -> tuple[str, ...]: ...
+    @property
+    def offsets(self) -> np.ndarray: ...
+    @property
+    def by_label(self) -> np.ndarray: ...
+    @property
+    def codes(self) -> Mapping[str, np.ndarray]: ...
+    @property
+    def values(self) -> Mapping[str, tuple[str, ...]]: ...
+    @property
+    def ranks(self) -> Mapping[str, np.ndarray]: ...
+
+
+# The documents of each browse listing, by kind, in the listing's order: catalog.domain.browse sets it when imported.
+browse_documents: Callable[[Catalog], Mapping[str, Sequence[Document]]] | None = None
+
+# The all-records index of a catalogue: catalog.domain.all_records, which builds on this module, sets it when
+# imported. Unset, the records' index is written without facet numbers, and searched by reading matches out.
+record_layout: Callable[[Catalog], RecordLayout] | None = None
+
+
+def _numbered(catalog: Catalog) -> bool:
+    """Whether the all-records index lays the records out as the engine does (always, unless a table is empty)."""
+    if record_layout is None:
+        return False
+    index = record_layout(catalog)
+    tables = record_tables(catalog)
+    sizes = np.cumsum([len(table) for _, table in tables], dtype=np.int64).tolist()
+    return list(index.keys) == [key for key, _ in tables] and index.offsets.tolist() == [0, *sizes]
+
+
+META = "engine.json"
+
+
+def in_label_order(directory: Path) -> bool:
+    """Whether the records' index in ``directory`` holds its documents in label order, segment after segment.
+
+    Within a segment tantivy keeps the order documents were added in; checked here: each segment's first
+    document is the one after the previous segment's last (by their ``rank.label``), from rank 0 to the last.
+    Only then are equal scores in label order across segments (tantivy breaks ties by segment, then document).
+    One segment always is; several are only by chance (tantivy orders them by their random identifiers).
+    """
+    index = tantivy.Index.open(str(directory))
+    searcher = index.searcher()
+    total, segments = int(searcher.num_docs), int(searcher.num_segments)
+
+    def rank(segment: int, doc: int) -> int:
+        value = searcher.fast_field_values("rank.label", [tantivy.DocAddress(segment, doc)])[0]
+        return int(value) if isinstance(value, int) else -1
+
+    firsts = [rank(segment, 0) for segment in range(segments)] if total else []
+    if firsts[:1] != [0][: len(firsts)] or any(b <= a for a, b in itertools.pairwise(firsts)):
+        return False
+    ends = [*firsts[1:], total]
+    try:  # each segment's last document, where it is if the segment holds exactly the ranks up to the next's first
+        return all(
+            rank(segment, end - first - 1) == end - 1
+            for segment, (first, end) in enumerate(zip(firsts, ends, strict=True))
+        )
+    except BaseException as error:  # a document past a segment's end: tantivy panics (PanicException)
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            raise
+        return False
+
+
+def build_indexes(catalog: Catalog, directory: Path, data_version: str, segment_documents: int | None = None) -> None:
+    """Write the projects' and the records' indexes of ``catalog`` into ``directory``, with what they describe.
+
+    The meta's ``ordered`` says that the records' index holds every record's facet codes and ranks, in label order
+    in one segment: the all-records search then counts, orders and pages inside tantivy
+    (:meth:`SearchEngine.ordered`); else it reads every match out (slower with many matches, same results).
+    """
+    projects = (project_document(catalog, p, position) for position, p in enumerate(catalog.projects))
+    write_index(directory / "projects", PROJECTS, projects)
+    numbered = _numbered(catalog)
+    write_index(directory / "records", RECORDS, _record_documents(catalog, numbered), segment_documents)
+    if browse_documents is None:  # set by catalog.domain.browse when imported (it imports this module: not above)
+        importlib.import_module("catalog.domain.browse")
+    assert browse_documents is not None
+    listings = browse_documents(catalog)
+    for kind, documents in listings.items():
+        write_index(directory / kind, BROWSE, documents)
+    tables = record_tables(catalog)
+    meta = {
+        "format": FORMAT,
+        "browse": {kind: len(documents) for kind, documents in listings.items()},
+        "data_version": data_version,
+        "projects": [p.key for p in catalog.projects],
+        "records": [[key, len(table)] for key, table in tables],
+        "ordered": numbered and in_label_order(directory / "records"),
+        "files": _checksums(directory),
+    }
+    (directory / META).write_text(json.dumps(meta, sort_keys=True))
+
+
+class SearchEngine:
+    """The projects' and the records' indexes of one catalogue, and where each project's records lie."""
+
+    def __init__(self, directory: Path, keep: object = None) -> None:
+        meta = json.loads((directory / META).read_text())
+        self.directory = directory
+        self.meta = meta
+        self.projects = EngineIndex(directory / "projects", PROJECTS)
+        self.records = EngineIndex(directory / "records", RECORDS)
+        self.offsets: dict[str, tuple[int, int]] = {}
+        position = 0
+        for key, size in meta["records"]:
+            self.offsets[key] = (position, position + size)
+            position += size
+        self.record_count = position
+        self.listings = {kind: EngineIndex(directory / kind, BROWSE) for kind in meta.get("browse", {})}
+        # Facets counted, hits ordered and paged inside tantivy (FORMAT 2 indexes written in label order).
+        self.ordered = bool(meta.get("ordered"))
+        self._keep = keep  # a temporary directory lives as long as the engine
+
+    def project_scores(self, query: Query) -> dict[int, float] | None:
+        """Each matching project's relevance, by its place in the catalogue (None: the query asks for nothing)."""
+        found = self.projects.hits(query)
+        if found is None:
+            return None
+        return {int(p): float(s) for p, s in zip(*found, strict=True)}
+
+    def listing_scores(self, kind: str, query: Query) -> dict[int, float] | None:
+        """Each matching entry's relevance, by its place in the browse listing ``kind`` (None: asks for nothing)."""
+        listing = self.listings.get(kind)
+        found = listing.hits(query) if listing is not None else None
+        if found is None:
+            return None
+        return {int(p): float(s) for p, s in zip(*found, strict=True)}
+
+    def record_scores(self, query: Query, key: str | None = None) -> np.ndarray | None:
+        """Relevance per record (0 where it does not match; NaN-free), over all records or one project's.
+
+        None when the query asks for nothing.
+        """
+        low, high = self.offsets.get(key, (0, 0)) if key is not None else (0, self.record_count)
+        found = self.records.hits(query, (low, high) if key is not None else None)
+        if found is None:
+            return None
+        positions, scores = found
+        kept = (positions >= low) & (positions < high)
+        result = np.zeros(high - low, dtype=np.float32)
+        # A match's score is never 0 (BM25 and the typo constant are positive); keep it so.
+        result[positions[kept] - low] = np.maximum(scores[kept], np.float32(1e-6))
+        return result
+
+
+def build_temporary(catalog: Catalog) -> SearchEngine:
+    """The engine of ``catalog`` built into a temporary directory, removed with the engine."""
+    temporary = tempfile.TemporaryDirectory(prefix="svc-search-")
+    build_indexes(catalog, Path(temporary.name), catalog.data_version)
+    return SearchEngine(Path(temporary.name), keep=temporary)
+
+
+def unusable(directory: Path, catalog: Catalog) -> str | None:
+    """Why the index in ``directory`` cannot serve ``catalog`` (None: it can): missing, damaged, of other data."""
+    try:
+        meta = json.loads((directory / META).read_text())
+    except FileNotFoundError:
+        return f"there is no search index ({directory})"
+    except (OSError, ValueError) as error:
+        return f"{directory / META} cannot be read: {error}"
+    if meta.get("format") != FORMAT:
+        return f"the search index has format {meta.get('format')}, this svc reads format {FORMAT}"
+    if sorted(meta.get("browse", {})) != sorted(BROWSE_KINDS):
+        return "the search index has no index of the browse listings"
+    if meta.get("data_version") != catalog.data_version:
+        return "the data changed since the search index was written"
+    if meta.get("projects") != [p.key for p in catalog.projects] or meta.get("records") != [
+        [key, len(table)] for key, table in record_tables(catalog)
+    ]:
+        return "the search index was written for other projects or records"
+    try:
+        damaged = _checksums(directory) != meta.get("files")
+    except OSError as error:
+        return f"the search index cannot be read: {error}"
+    if damaged:
+        return f"the search index in {directory} is damaged (checksum mismatch)"
+    return None
+
+
+def remove(directory: Path) -> None:
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+# Marks: the words of a text a query matched --------------------------------------------------
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by at most one insertion, deletion, substitution or swap of neighbours."""
+    if a == b:
+        return True
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        differ = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(differ) == 1 or (
+            len(differ) == 2
+            and differ[1] == differ[0] + 1
+            and a[differ[0]] == b[differ[1]]
+            and a[differ[1]] == b[differ[0]]
+        )
+    shorter, longer = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(shorter) and shorter[i] == longer[i]:
+        i += 1
+    return shorter[i:] == longer[i + 1 :]
+
+
+_WORD = re.compile(r"\w+")
+
+
+class Marker:
+    """Which words of a text a query matched, by the engine's own analysis: the same word, stem, typo or start."""
+
+    def __init__(self, query: Query) -> None:
+        self.exact: dict[str, set[str]] = {analysis: set() for analysis in (*LANGUAGES, NAMES)}
+        self.near: dict[str, set[str]] = {analysis: set() for analysis in (*LANGUAGES, NAMES)}
+        self.starts = tuple({term.truncated for term in query.terms if term.truncated is not None})
+        for term in query.terms:
+            if term.years is not None:
+                continue
+            for analysis in self.exact:
+                tokens = analysed(analysis, term.text)
+                self.exact[analysis].update(tokens)
+                if not term.phrase and len(tokens) == 1 and len(tokens[0]) >= FUZZY_MIN_LETTERS:
+                    self.near[analysis].add(tokens[0])
+        self.active = any(self.exact.values())
+        self._seen: dict[str, bool] = {}
+
+    def is_match(self, word: str) -> bool:
+        known = self._seen.get(word)
+        if known is None:
+            known = self._seen[word] = any(
+                token in exact
+                or any(_within_one_edit(token, near) for near in self.near[analysis])
+                or token.startswith(self.starts)
+                for analysis, exact in self.exact.items()
+                for token in analysed(analysis, word)
+            )
+        return known
+
+    def parts(self, text: str) -> tuple[tuple[str, bool], ...]:
+        """``text`` cut into (part, is_match) pieces, each matched word a piece of its own."""
+        if not self.active:
+            return ((text, False),) if text else ()
+        pieces: list[tuple[str, bool]] = []
+        last = 0
+        for found in _WORD.finditer(text):
+            if self.is_match(found.group()):
+                if found.start() > last:
+                    pieces.append((text[last : found.start()], False))
+                pieces.append((found.group(), True))
+                last = found.end()
+        if last < len(text):
+            pieces.append((text[last:], False))
+        return tuple(pieces)
+
+    def snippet(self, texts: Sequence[str], length: int = 220) -> tuple[tuple[str, bool], ...]:
+        """The first text with a matched word, cut to about ``length`` characters around the first one."""
+        for text in texts:
+            parts = self.parts(text)
+            if not any(hit for _, hit in parts):
+                continue
+            if len(text) <= length:
+                return parts
+            first = next(found.start() for found in _WORD.finditer(text) if self.is_match(found.group()))
+            start = max(0, text.rfind(" ", 0, max(0, first - length // 3)) + 1)
+            end = text.find(" ", min(len(text), start + length))
+            window = text[start : end if end != -1 else len(text)]
+            return (("…", False),) * bool(start) + self.parts(window) + (("…", False),) * (end != -1)
+        return ()
+
+
+def marker(text: str) -> Marker:
+    return Marker(parse(text))
+
+
+Highlight = Callable[[str], tuple[tuple[str, bool], ...]]
+
+
+# Where the index lives: stamped beside the snapshot, else built at start-up -----------------
+
+INDEX_LINK = Path(".svc") / "search"  # a symbolic link to the directory of the current index, replaced atomically
+
+
+def index_directory(data_dir: str | os.PathLike[str]) -> Path:
+    return Path(data_dir) / INDEX_LINK
+
+
+def _checksums(directory: Path) -> dict[str, str]:
+    """CRC-32 of every file of every index (projects, records, browse listings), by path: what a stamped index is
+    checked against."""
+    sums = {}
+    for part in sorted(p.name for p in directory.iterdir() if p.is_dir()):
+        for path in sorted((directory / part).iterdir()):
+            if path.is_file() and not path.name.startswith("."):  # tantivy's lock files come and go
+                crc, chunk = 0, bytearray(1 << 20)
+                with path.open("rb") as file:
+                    while read := file.readinto(chunk):
+                        crc = zlib.crc32(memoryview(chunk)[:read], crc)
+                sums[f"{part}/{path.name}"] = f"{crc:08x}"
+    return sums
+
+
+def write_stamped(catalog: Catalog, data_dir: str | os.PathLike[str]) -> Path:
+    """Write the search index of ``catalog`` beside its snapshot (``.svc/search``), replacing the old one atomically.
+
+    The index is written into a new directory, checksummed, and the link
+    ``.svc/search`` is then replaced by one to it in one rename: a server
+    starting meanwhile opens the old index or the new one, never half of one.
+    An index that already matches the data (a stamp of unchanged data) is kept.
+    """
+    root = Path(data_dir)
+    link = index_directory(root)
+    if link.is_symlink() and unusable(link, catalog) is None:  # unchanged data: the index stays as it is
+        return link.resolve()
+    link.parent.mkdir(parents=True, exist_ok=True)
+    target = Path(tempfile.mkdtemp(prefix="search-", dir=link.parent))
+    try:
+        build_indexes(catalog, target, catalog.data_version)
+        os.chmod(target, 0o755)
+        temporary_link = link.parent / f".{target.name}.link"
+        os.symlink(target.name, temporary_link)
+        if link.is_dir() and not link.is_symlink():  # a copy of the data that made the link a directory
+            os.replace(link, Path(tempfile.mkdtemp(prefix="search-", dir=link.parent)))
+        os.replace(temporary_link, link)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    for old in link.parent.glob("search-*"):  # earlier indexes: a server that has them open keeps its files
+        if old.name != target.name and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def open_engine(catalog: Catalog) -> SearchEngine:
+    """The catalogue's stamped search index when it matches the data, else one built now (with a WARNING)."""
+    directory = index_directory(catalog.data_dir)
+    reason = unusable(directory, catalog)
+    if reason is None:
+        return SearchEngine(directory.resolve())
+    logger.warning(
+        "search index not used: %s; building one at start-up (slow at scale); run `svc stamp %s` to write it",
+        reason,
+        catalog.data_dir,
+    )
+    return build_temporary(catalog)
+
+
+def search_engine(catalog: Catalog) -> SearchEngine:
+    """The search engine of the served catalogue, opened (or built) once per catalogue, before workers fork."""
+    return memo_for(catalog).get("search-engine", lambda: open_engine(catalog))

@@ -1,0 +1,173 @@
+"""catalog.domain.engine: the query syntax, the analysis, marks and the index's lifecycle, without Django."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from catalog.domain import engine
+from catalog.domain.engine import Query, Term, parse
+from catalog.domain.loader import load_catalog
+from tests import datadir
+
+
+def test_terms_phrases_exclusions_or_and_fields():
+    assert parse("holzschnitt verwendet") == Query(((Term("holzschnitt"),), (Term("verwendet"),)))
+    assert parse('"holzschnitt verwendet"') == Query(((Term("holzschnitt verwendet", phrase=True),),))
+    assert parse('holzschnitt -seiten -"rote tinte"') == Query(
+        ((Term("holzschnitt"),),), (Term("seiten"), Term("rote tinte", phrase=True))
+    )
+    assert parse("recto OR verso karte") == Query(((Term("recto"), Term("verso")), (Term("karte"),)))
+    assert parse("title:Narrenschiff creator:Brant") == Query(
+        ((Term("Narrenschiff", field="title"),), (Term("Brant", field="creator"),))
+    )
+    assert parse("year:1497") == Query(((Term("1497", field="year", years=(1497, 1497)),),))
+    assert parse("year:2000-1990").groups[0][0].years == (1990, 2000)
+    assert parse("creator: Brant  title:  Narrenschiff") == parse("creator:Brant title:Narrenschiff")
+    assert parse("holzsch* -foli*") == Query(
+        ((Term("holzsch*", truncated="holzsch"),),), (Term("foli*", truncated="foli"),)
+    )
+    assert parse("ab* holz-sch*").groups == ((Term("ab*"),), (Term("holz-sch*"),))  # too short, or two words
+
+
+def test_marks_show_words_that_start_as_a_truncated_word_asks():
+    assert engine.marker("Fruhdr*").parts("Die Frühdrucke") == (("Die ", False), ("Frühdrucke", True))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('"unclosed quote', Query(((Term("unclosed"),), (Term("quote"),)))),  # the stray quote is dropped
+        ("year:soon", Query(((Term("year:soon"),),))),  # not a year: plain words
+        ("http://example.org", Query(((Term("http://example.org"),),))),
+        ("OR", Query()),
+        ("-", Query()),
+        ("¿?!", Query()),
+        ("a OR", Query(((Term("a"),),))),
+        ("title:", Query(((Term("title:"),),))),  # a prefix with nothing after it
+        ("year:abc", Query(((Term("year:abc"),),))),
+        ("-\x00\x1b", Query()),
+        ("\ufffd\ufffd", Query()),  # a lone surrogate in the URL, as Django decodes it
+        ("OR b", Query(((Term("b"),),))),
+    ],
+)
+def test_what_the_syntax_does_not_read_is_plain_words(text, expected):
+    assert parse(text) == expected
+
+
+def test_at_most_twenty_terms_count():
+    assert len(parse(" ".join(f"w{n}" for n in range(50))).groups) == engine.MAX_TERMS
+
+
+def test_analysis_stems_each_language_and_folds_accents_after():
+    assert engine.analysed("de", "Holzschnitte") == engine.analysed("de", "Holzschnitt") == ("holzschnitt",)
+    assert engine.analysed("de", "Frühdrucke") == engine.analysed("de", "Fruehdrucke") == ("fruhdruck",)
+    assert engine.analysed("en", "films") == engine.analysed("en", "film") == ("film",)
+    assert engine.analysed("fr", "Églises") == engine.analysed("fr", "eglise")
+    assert engine.analysed("it", "manoscritti") == engine.analysed("it", "manoscritto")
+    assert engine.analysed(engine.NAMES, "Gotthelfs") == ("gotthelfs",)  # names are never stemmed
+    assert [engine.language_of(tag) for tag in ("de-CH", "fr", "la", None, "")] == ["de", "fr", "en", "en", "en"]
+
+
+def test_one_edit_with_swapped_neighbours():
+    within = engine._within_one_edit
+    assert within("gotthelf", "gothelf") and within("holzschnitt", "holzscnitt") and within("basel", "baesl")
+    assert within("karte", "karten") and within("karte", "karte")
+    assert not within("karte", "kartell") and not within("basel", "lesab")
+
+
+def test_marks_follow_the_engine_stems_and_typos_not_substrings():
+    marker = engine.marker('holzscnitt "rote tinte" -seiten year:1497')
+    parts = marker.parts("Die Holzschnitte, rote Tinte; Seiten 1497 Holzschnittkunst")
+    assert [text for text, hit in parts if hit] == ["Holzschnitte", "rote", "Tinte"]
+    assert engine.marker("").parts("text") == (("text", False),)
+
+
+def test_a_snippet_is_cut_around_the_first_match():
+    long_text = "Lorem ipsum " * 40 + "the Holzschnitte of Basel " + "dolor sit " * 40
+    cut = engine.marker("holzschnitt").snippet(["no match here", long_text], length=80)
+    assert cut[0] == ("…", False) and cut[-1] == ("…", False)
+    assert ("Holzschnitte", True) in cut and sum(len(text) for text, _ in cut) < 120
+    assert engine.marker("zzz").snippet(["nothing"]) == ()
+
+
+@pytest.fixture
+def catalog(tmp_path):
+    records = {
+        "0AA1": [
+            datadir.record("0AA1", "a1", label="Derselbe Holzschnitt verwendet", datePublished="1999-01-01T00:00:00Z"),
+            datadir.record("0AA1", "a2", label="Holzschnitte auf den Seiten", legalInfo={"authorship": ["Ana Müller"]}),
+            datadir.record("0AA1", "a3", label="Karte", description={"fr": "Les églises de Genève"}),
+        ]
+    }
+    projects = [datadir.project("0AA1", name="Frühdrucke")]
+    return load_catalog(datadir.write_data_dir(tmp_path / "data", projects=projects, records=records))
+
+
+def matched(search: engine.SearchEngine, text: str) -> list[int]:
+    scores = search.record_scores(parse(text))
+    assert scores is not None
+    return [int(position) for position in scores.nonzero()[0]]
+
+
+def test_the_records_index_answers_the_syntax(catalog):
+    search = engine.build_temporary(catalog)
+    assert matched(search, "holzschnitt") == matched(search, "HOLZSCHNITTE") == [0, 1]
+    assert matched(search, '"holzschnitt verwendet"') == [0]
+    assert matched(search, '"verwendet holzschnitt"') == []
+    assert matched(search, "holzschnitt -seiten") == [0]
+    assert matched(search, "verwendet OR seiten") == [0, 1]
+    assert matched(search, "eglise geneve") == [2]  # French description, accents folded
+    assert matched(search, "creator:muller") == [1] and matched(search, "creator:holzschnitt") == []
+    assert matched(search, "title:holzschnitt") == [0, 1] and matched(search, "title:eglise") == []
+    assert matched(search, "year:1999") == [0] and matched(search, "year:1990-1998") == []
+    assert matched(search, "-seiten") == [0, 2]
+    assert search.record_scores(parse("")) is None
+    spelled = [search.project_scores(parse(text)) for text in ("fruhdrucke", "Fruehdrucke", "Frühdrucke")]
+    assert all(scores is not None and list(scores) == [0] for scores in spelled)
+
+
+def test_a_typo_scores_below_every_exact_match(catalog):
+    search = engine.build_temporary(catalog)
+    scores = search.record_scores(parse("holzschnitt OR karte"))
+    assert scores is not None and len(scores.nonzero()[0]) == 3
+    typo = search.record_scores(parse("holzscnitt"))
+    assert typo is not None and 0 < typo.max() < scores[scores > 0].min()
+
+
+def test_a_stamped_index_is_used_only_while_it_matches_the_data(catalog, caplog):
+    data_dir = Path(catalog.data_dir)
+    written = engine.write_stamped(catalog, data_dir)
+    assert (data_dir / ".svc" / "search").resolve() == written
+    assert engine.unusable(engine.index_directory(data_dir), catalog) is None
+    with caplog.at_level(logging.WARNING):
+        opened = engine.open_engine(catalog)
+    assert opened.directory == written and not caplog.records
+    # Stamped again on the same data: kept. On a damaged index: the link moves to a new one, the old is removed.
+    assert engine.write_stamped(catalog, data_dir) == written
+    (written / engine.META).write_text((written / engine.META).read_text().replace('"format"', '"formats"'))
+    again = engine.write_stamped(catalog, data_dir)
+    assert again != written and not written.exists() and (data_dir / ".svc" / "search").resolve() == again
+
+    other = load_catalog(data_dir)
+    object.__setattr__(other, "data_version", "another")
+    assert "the data changed" in str(engine.unusable(engine.index_directory(data_dir), other))
+    meta = json.loads((again / engine.META).read_text())
+    damaged = again / next(name for name in meta["files"] if name.startswith("records/"))
+    raw = bytearray(damaged.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    damaged.write_bytes(bytes(raw))
+    assert "damaged" in str(engine.unusable(engine.index_directory(data_dir), catalog))
+    with caplog.at_level(logging.WARNING):
+        rebuilt = engine.open_engine(catalog)
+    assert rebuilt.directory != again and matched(rebuilt, "karte") == [2]
+    [warning] = [r.getMessage() for r in caplog.records if r.name == "catalog.domain.engine"]
+    assert "search index not used" in warning and "damaged" in warning and "svc stamp" in warning
+    shutil.rmtree(data_dir / ".svc")
+    assert "there is no search index" in str(engine.unusable(engine.index_directory(data_dir), catalog))
+    assert not os.path.exists(rebuilt.directory) or rebuilt.directory.is_dir()
