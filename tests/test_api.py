@@ -265,7 +265,12 @@ def test_the_project_listing_takes_the_listing_search_and_nothing_else(client):
     assert len(by_name) == len(best) > 1 and by_name != best
     assert sorted(p["shortcode"] for p in by_name) == sorted(p["shortcode"] for p in best)
     assert_problem(client.get(f"{API}/projects?page=2"), 400, "unknown query parameter 'page'", "accepts: q, sort")
-    assert_problem(client.get(f"{API}/projects?sort=random"), 400, "unknown sort order")
+    assert_problem(
+        client.get(f"{API}/projects?sort=random"),
+        400,
+        "sort must be one of relevance, name, name-desc, newest, oldest, not 'random'",
+    )
+    assert_problem(client.get(f"{API}/projects?sort="), 400, "sort must be one of relevance")
     assert_problem(client.get(f"{API}/projects?to="), 400, "'to'")
 
 

@@ -223,6 +223,13 @@ SEARCH_PARAMETERS = ("q", "sort", "page", *all_records.FACET_KEYS, "from", "to")
 PROJECT_SEARCH_PARAMETERS = ("q", "sort", *search.FACET_KEYS, "from", "to")
 
 
+def _one_of(params: QueryParams, name: str, allowed: Iterable[str]) -> None:
+    """The OpenAPI's enum: a given value (an empty one included) must be one of ``allowed``; else 400."""
+    allowed = tuple(allowed)
+    if name in params and params[name][0] not in allowed:
+        raise ApiError(400, f"{name} must be one of {', '.join(allowed)}, not {params[name][0][:40]!r}")
+
+
 def project_search(catalog: Catalog, params: QueryParams) -> bytes:
     """The projects the listing's search finds (text, facets, years), as a JSON array in its order; 400."""
     for name, values in params.items():
@@ -233,6 +240,7 @@ def project_search(catalog: Catalog, params: QueryParams) -> bytes:
             raise ApiError(400, f"query parameter {name!r} is given {len(values)} times")
         if name in ("from", "to") and not values[0].strip():
             raise ApiError(400, f"query parameter {name!r} is empty; give a year")
+    _one_of(params, "sort", search.SORTS)
     try:
         query = search.ListingQuery.from_params(params)
     except BadQuery as error:
@@ -258,8 +266,7 @@ def record_search_page(
             raise ApiError(400, f"query parameter {name!r} is empty; give a year")
     # The OpenAPI's types, stricter than the page's form (whose empty fields mean "the default").
     _positive_integer(params, "page", 1)
-    if "sort" in params and params["sort"][0] not in AllRecordsQuery.SORTS:
-        raise ApiError(400, f"sort must be one of {', '.join(AllRecordsQuery.SORTS)}, not {params['sort'][0][:40]!r}")
+    _one_of(params, "sort", AllRecordsQuery.SORTS)
     try:
         query = AllRecordsQuery.from_params(params)
         result = all_records.search_catalog(catalog, query)

@@ -824,7 +824,9 @@ def _with_catalog_part(root: Path, snapshot: Snapshot, catalog: Catalog) -> Cata
 # Serving --------------------------------------------------------------------
 
 
-def open_catalog(data_dir: str | os.PathLike[str], *, conforms: Conforms | None = None) -> Catalog:
+def open_catalog(
+    data_dir: str | os.PathLike[str], *, conforms: Conforms | None = None, announce: bool = True
+) -> Catalog:
     """The catalogue of ``data_dir``: the records from its snapshot when that matches, else from the JSON files.
 
     Projects, persons and the other entities (a few thousand) are always read
@@ -847,5 +849,6 @@ def open_catalog(data_dir: str | os.PathLike[str], *, conforms: Conforms | None 
     catalog = dataclasses.replace(catalog, data_version=snapshot.data_version, records=MappingProxyType(records))
     catalog = _with_catalog_part(Path(data_dir), snapshot, catalog)
     counts = ", ".join(f"{n} {kind}" for kind, n in catalog.counts().items())
-    logger.info("loaded %s from %s (records from its snapshot)", counts, data_dir)
+    if announce:  # not for `svc stamp`, which reads back what it has just written: its summary says that
+        logger.info("loaded %s from %s (records from its snapshot)", counts, data_dir)
     return catalog

@@ -384,7 +384,7 @@ def stamp_release(
         if snapshot is not None:  # what the snapshot keeps of the whole catalogue and the ledger just written
             write_catalog_part(data_dir, catalog, snapshot.written)
             # The search index, over the records just written (read back from the snapshot: no JSON parsed twice).
-            engine.write_stamped(open_catalog(data_dir), data_dir)
+            engine.write_stamped(open_catalog(data_dir, announce=False), data_dir)
         return summary
     except (DataDirError, ProcessLost) as error:
         raise StampRefused(str(error)) from None

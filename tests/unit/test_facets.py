@@ -5,14 +5,22 @@ from __future__ import annotations
 import pytest
 from lxml import html
 
+from catalog.domain import engine
 from catalog.domain.loader import load_catalog
 from catalog.domain.search import ListingQuery, SearchIndex, search
 from tests.conftest import CORPUS_DIR
 
 
 @pytest.fixture(scope="module")
-def result():
-    return search(SearchIndex.build(load_catalog(CORPUS_DIR)), ListingQuery())
+def corpus():
+    catalog = load_catalog(CORPUS_DIR)
+    return SearchIndex.build(catalog), engine.build_temporary(catalog)
+
+
+@pytest.fixture(scope="module")
+def result(corpus):
+    index, found_by = corpus
+    return search(index, ListingQuery(), found_by)
 
 
 def _facet(result, key):
@@ -30,9 +38,9 @@ def test_each_snsf_code_is_one_value_with_the_canonical_label(result):
     assert not any(label.startswith("10404 ") for key, label in zip(values, labels, strict=True) if key != "10404")
 
 
-def test_selecting_a_code_finds_every_spelling(result):
-    index = SearchIndex.build(load_catalog(CORPUS_DIR))
-    found = search(index, ListingQuery.from_params({"discipline": ["10404"]}))
+def test_selecting_a_code_finds_every_spelling(corpus):
+    index, found_by = corpus
+    found = search(index, ListingQuery.from_params({"discipline": ["10404"]}), found_by)
     assert found.total == 16
 
 
