@@ -438,6 +438,8 @@ def test_a_killed_stamp_takes_its_readers_along_and_the_next_stamp_removes_what_
     assert result.returncode == 0, result.stderr
     assert sorted(path.name for path in svc_dir.iterdir()) == [
         "ledger.tsv",
+        "search",
+        os.readlink(svc_dir / "search"),  # the search index: its link and the one directory it names
         "snapshot-catalog.bin",
         "snapshot.bin",
         "stamp.lock",

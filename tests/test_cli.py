@@ -311,10 +311,12 @@ def test_serve_skips_a_huge_entity_file_and_names_a_schema_invalid_one_once(tmp_
         output = stop_server(server)
     warnings = [line for line in output.splitlines() if " WARNING " in line]
     size = (data / "persons" / "huge.json").stat().st_size
-    # Unstamped data: the one snapshot warning first (tests/test_snapshot.py), then the loader's two.
-    assert len(warnings) == 3 and "snapshot not used: there is no snapshot" in warnings.pop(0), output
+    # Unstamped data: the one snapshot warning first (tests/test_snapshot.py), then the loader's two, then the
+    # search index's one (tests/test_search_engine.py).
+    assert len(warnings) == 4 and "snapshot not used: there is no snapshot" in warnings.pop(0), output
     assert "projects/0002.json: 1 of 1 object(s) do not match the schema of projects/" in warnings[0]
     assert f"skipped persons/huge.json: {size} bytes, more than the 16777216 bytes (16 MiB)" in warnings[1]
+    assert "search index not used: there is no search index" in warnings[2]
     assert " ERROR " not in output
 
 

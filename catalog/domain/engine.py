@@ -770,9 +770,21 @@ class SearchEngine:
         return result
 
 
+def _scratch_directory() -> str:
+    """Where an index built at start goes: the system's temporary directory, else ``/dev/shm`` (memory).
+
+    svc's image runs with a read-only root where only ``/dev/shm`` is writable (docs/operations.md): there
+    :func:`tempfile.gettempdir` finds no directory at all.
+    """
+    try:
+        return tempfile.gettempdir()
+    except FileNotFoundError:
+        return "/dev/shm"
+
+
 def build_temporary(catalog: Catalog) -> SearchEngine:
     """The engine of ``catalog`` built into a temporary directory, removed with the engine."""
-    temporary = tempfile.TemporaryDirectory(prefix="svc-search-")
+    temporary = tempfile.TemporaryDirectory(prefix="svc-search-", dir=_scratch_directory())
     build_indexes(catalog, Path(temporary.name), catalog.data_version)
     return SearchEngine(Path(temporary.name), keep=temporary)
 
