@@ -24,13 +24,16 @@ import urllib.request
 
 import pytest
 
+from svc_site.gevent_worker import REQUEST_HEAD_SECONDS
 from tests.conftest import CORPUS_DIR, start_server, stop_server
 
 pytestmark = pytest.mark.slow
 
 CONNECTIONS = 200
 ATTACK_SECONDS = 60
-DEADLINE = 1.0  # an orchestrator's probe timeout
+# Below the request-head deadline: a probe held back until the tricklers are answered 408 fails, whatever the
+# machine's load; an orchestrator's own 1 s timeout is not asserted here (the CPU is shared: docs/testing.md).
+DEADLINE = REQUEST_HEAD_SECONDS - 1
 
 
 def _open_tricklers(base_url: str) -> list[socket.socket]:
