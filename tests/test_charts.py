@@ -95,6 +95,7 @@ def test_the_charts_speak_the_page_language(client, corpus):
     )
 
 
+@pytest.mark.slow
 def test_the_overview_counts_what_each_bar_lists(client, corpus):
     tree = tree_of(client.get("/overview"))
     assert tree.xpath("string(//h1)") == "The catalogue at a glance"
@@ -143,6 +144,7 @@ def test_chart_pages_are_served_from_the_response_cache(client, corpus, monkeypa
     assert rendered == ["overview.html", "project.html"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["/persons/person-008", "/organizations/organization-002"])
 def test_a_contributor_with_several_projects_has_them_per_year_each_year_listing_them(client, corpus, path):
     tree = tree_of(client.get(path))

@@ -84,6 +84,7 @@ def test_the_catalogue_names_its_services_and_each_dataset_has_four_distribution
     assert len(list(data.objects(project, DCAT.distribution))) == 4
 
 
+@pytest.mark.slow
 def test_a_doi_only_in_a_publications_text_is_referenced(corpus_server) -> None:
     _, _, body = get(f"{corpus_server.base_url}/catalogue/dcat.ttl")
     data = Graph().parse(data=body, format="turtle")

@@ -118,6 +118,7 @@ def test_a_body_still_coming_when_the_server_closes_is_read_not_reset(connection
     assert connection.closed_silently()
 
 
+@pytest.mark.slow
 def test_an_idle_kept_alive_connection_is_closed_without_a_word(connection: Connection):
     """After the keep-alive time (5 s) with no next request; the socket's timeout is six times that."""
     connection.send(get("/healthz"))

@@ -227,6 +227,7 @@ def _read_response(sock: socket.socket) -> bytes:
     return head
 
 
+@pytest.mark.slow
 def test_sigterm_answers_a_request_being_read_and_closes_idle_connections_quietly(tmp_path: Path):
     data = write_data_set(tmp_path / "data", ["0001"])
     server = start_server(data, {"SVC_WORKERS": "1"})
@@ -253,6 +254,7 @@ def test_sigterm_answers_a_request_being_read_and_closes_idle_connections_quietl
 QUEUED = 300  # connections the kernel accepted while the worker could not: more than a worker accepts at once (100)
 
 
+@pytest.mark.slow
 def test_sigterm_answers_every_connection_the_kernel_had_accepted(tmp_path: Path):
     """A stop under load: connections waiting in the listener's queue are answered, never reset.
 
@@ -406,6 +408,7 @@ def _oai(base_url: str, query: str) -> etree._Element:
         return parse_valid(response.read())
 
 
+@pytest.mark.slow
 def test_reloads_of_an_unchanged_release_log_info_only(tmp_path: Path):
     """A release loaded late is said once, at the reload that loaded it; reloading it again changes nothing."""
     data = _stamped_sample(tmp_path)
@@ -428,6 +431,7 @@ def test_reloads_of_an_unchanged_release_log_info_only(tmp_path: Path):
         stop_server(server)
 
 
+@pytest.mark.slow
 def test_a_reload_that_loses_or_changes_the_token_key_says_so_in_one_warning(tmp_path: Path):
     """Harvests in progress fail then (badResumptionToken): the operator must hear of it at the reload."""
     data = _stamped_sample(tmp_path)
@@ -455,6 +459,7 @@ def test_a_reload_that_loses_or_changes_the_token_key_says_so_in_one_warning(tmp
         stop_server(server)
 
 
+@pytest.mark.slow
 def test_a_start_on_a_ledger_without_its_token_key_says_so(tmp_path: Path):
     data = _stamped_sample(tmp_path)
     (data / TOKEN_KEY_PATH).unlink()

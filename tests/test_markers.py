@@ -58,6 +58,7 @@ def run_pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120)
 
 
+@pytest.mark.slow
 def test_a_test_that_starts_a_resource_without_its_marker_fails_naming_the_marker(tmp_path: Path):
     result = run_pytest(tmp_path, "-k", "starts_redis")
     assert result.returncode == 1, result.stdout + result.stderr

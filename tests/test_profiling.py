@@ -145,6 +145,7 @@ def hammer(base_url: str, seconds: float) -> int:
     return count
 
 
+@pytest.mark.slow
 def test_workers_push_cpu_time_per_function(endpoint, tmp_path):
     data = write_data_set(tmp_path / "data", ["0001"])
     server = start_server(

@@ -62,6 +62,7 @@ def test_the_stamp_shows_nothing_more_without_a_terminal(data: Path):
     assert stamped.stdout.startswith("added ")
 
 
+@pytest.mark.slow
 def test_progress_and_no_progress_choose_either_way(data: Path):
     asked = run_svc("stamp", str(data), "--dry-run", "--progress")
     # Read as text, the line's carriage returns are newlines; the last state of the line ends standard error.
@@ -70,6 +71,7 @@ def test_progress_and_no_progress_choose_either_way(data: Path):
     assert status == 0 and "svc stamp:" not in output and "\x1b[K" not in output
 
 
+@pytest.mark.slow
 def test_validate_shows_its_progress_in_a_terminal_and_nothing_more_without_one(data: Path):
     status, output = in_terminal("validate", str(data))
     assert status == 0, output

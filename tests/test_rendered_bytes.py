@@ -14,6 +14,7 @@ from tests.render_digests import DIGESTS, corpus_digests, make_synthetic
 EXPECTED = json.loads(DIGESTS.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_the_real_corpus_renders_as_before():
     assert corpus_digests(CORPUS_DIR, Path(SVC)) == EXPECTED["dsp"]
 

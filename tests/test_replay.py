@@ -216,6 +216,7 @@ def test_an_unprefixed_page_still_follows_the_readers_language_after_a_replay(se
     assert (french.status, french.headers["location"]) == (302, "/fr/projects/0803")
 
 
+@pytest.mark.slow
 def test_an_oai_answer_is_replayed_only_within_the_second_it_is_dated(server):
     """Every answer, replayed or rendered, carries the second it was asked in: never an earlier one."""
     path = f"{OAI_PATH}?verb=ListRecords&metadataPrefix=oai_dc"

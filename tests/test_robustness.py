@@ -386,6 +386,7 @@ def test_validate_names_an_unreadable_type_directory(unreadable_organizations: P
     assert report["counts"]["organizations"] == 0
 
 
+@pytest.mark.slow
 @needs_setpriv
 def test_reload_on_an_unreadable_type_directory_is_refused_with_one_line(unreadable_organizations: Path):
     data = unreadable_organizations

@@ -518,6 +518,7 @@ def _served_counts(output: str) -> dict[str, int]:
     return {kind: int(number) for number, kind in (part.split(" ") for part in counted.split(", "))}
 
 
+@pytest.mark.slow
 def test_the_summary_counts_none_of_a_file_that_breaks_off(tmp_path: Path) -> None:
     """A records file cut short (a copy caught half-way): svc serve skips it whole, and so does the count."""
     data = tmp_path / "data"

@@ -106,6 +106,7 @@ def _render_all(out: Path, hash_seed: str) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(out.iterdir())}
 
 
+@pytest.mark.slow
 def test_every_process_writes_the_same_bytes_whatever_its_hash_seed(tmp_path) -> None:
     """Replicas behind a load balancer must agree on entity tags: one process per string-hash seed."""
     first = _render_all(tmp_path / "seed-1", "1")

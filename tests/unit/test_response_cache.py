@@ -212,6 +212,7 @@ def test_a_small_entry_counts_all_it_holds():
     assert traced <= store.size <= 1.5 * traced, (traced, store.size)
 
 
+@pytest.mark.slow
 def test_small_entries_past_the_budget_hold_no_more_than_the_budget():
     store = BytesLRU(max_bytes=512 * 1024)
     traced = _traced(lambda: _robots_for_hosts(store, 6000))
