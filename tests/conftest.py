@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import lxml.html
 import pytest
 
 if TYPE_CHECKING:
@@ -399,3 +400,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
     remove_run_images_and_containers(IMAGE_CACHE, shared, f"svc-test-{RUN.id}-")
     shutil.rmtree(shared, ignore_errors=True)
+
+
+def tree_of(response: Any) -> Any:
+    """The parsed HTML of a page the Django test client got, which must be a 200."""
+    assert response.status_code == 200, response.status_code
+    return lxml.html.fromstring(response.content)

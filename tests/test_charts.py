@@ -10,10 +10,9 @@ import re
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from lxml import html
 
 from catalog.pages import views
-from tests.conftest import CORPUS_DIR
+from tests.conftest import CORPUS_DIR, tree_of
 
 pytestmark = pytest.mark.usefixtures("static_assets")
 
@@ -21,11 +20,6 @@ pytestmark = pytest.mark.usefixtures("static_assets")
 @pytest.fixture
 def corpus(install_catalog):
     return install_catalog(CORPUS_DIR)
-
-
-def tree_of(response):
-    assert response.status_code == 200, response.status_code
-    return html.fromstring(response.content)
 
 
 def bars(tree, key: str) -> list[tuple[str, str]]:

@@ -16,7 +16,7 @@ import pytest
 from lxml import html
 
 from catalog.formats import links
-from tests.conftest import CORPUS_DIR
+from tests.conftest import CORPUS_DIR, tree_of
 
 pytestmark = pytest.mark.usefixtures("static_assets")
 
@@ -26,11 +26,6 @@ RECORD = "/projects/0803/records/00bnHlmDVIq_Blb4DvKGiQU"
 @pytest.fixture
 def corpus(install_catalog):
     return install_catalog(CORPUS_DIR)
-
-
-def tree_of(response):
-    assert response.status_code == 200, response.status_code
-    return html.fromstring(response.content)
 
 
 def jsonld(tree) -> dict:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from lxml import html
 
-from tests.conftest import CORPUS_DIR
+from tests.conftest import CORPUS_DIR, tree_of
 
 pytestmark = pytest.mark.usefixtures("static_assets")
 
@@ -15,11 +14,6 @@ pytestmark = pytest.mark.usefixtures("static_assets")
 @pytest.fixture
 def corpus(install_catalog):
     return install_catalog(CORPUS_DIR)
-
-
-def tree_of(response):
-    assert response.status_code == 200, response.status_code
-    return html.fromstring(response.content)
 
 
 def matches(tree) -> int:
