@@ -47,17 +47,19 @@ TABLE = RecordTable.build(
     ],
 )
 INDEX = ProjectRecordIndex.build(TABLE)
-_ENGINES: dict[int, engine.EngineIndex] = {}
+# Each table's engine index, with the table itself (so that its id is never another table's) and the
+# temporary directory the index lives in (removed when the process ends).
+_ENGINES: dict[int, tuple[RecordTable, tempfile.TemporaryDirectory[str], engine.EngineIndex]] = {}
 
 
 def engine_of(table: RecordTable) -> engine.EngineIndex:
     """The search engine's index of one table's records (built once per table, kept for the session)."""
     if id(table) not in _ENGINES:
-        directory = Path(tempfile.mkdtemp(prefix="svc-test-engine-"))
+        directory = tempfile.TemporaryDirectory(prefix="svc-test-engine-")
         documents = (engine.record_document(table.record(i), table.pids[i], i) for i in range(len(table)))
-        engine.write_index(directory, engine.RECORDS, documents)
-        _ENGINES[id(table)] = engine.EngineIndex(directory, engine.RECORDS)
-    return _ENGINES[id(table)]
+        engine.write_index(Path(directory.name), engine.RECORDS, documents)
+        _ENGINES[id(table)] = (table, directory, engine.EngineIndex(Path(directory.name), engine.RECORDS))
+    return _ENGINES[id(table)][2]
 
 
 def scores_of(table: RecordTable, text: str) -> np.ndarray | None:
