@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from catalog.domain.model import Catalog
     from tests.image_support import Image
 
+pytest_plugins = ["tests.run_order"]  # the longest tests first (its docstring says why)
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = PROJECT_ROOT.parent / "shared" / "corpus" / "dsp"
 SAMPLE_DIR = PROJECT_ROOT / "modules" / "svc" / "server" / "data"
