@@ -17,7 +17,7 @@ from django.utils.translation import ngettext
 
 from catalog.domain import all_records, charts, engine
 from catalog.domain.model import Catalog, Project
-from catalog.domain.search import FacetResult, ListingQuery, SearchIndex, search, years_active
+from catalog.domain.search import FacetResult, ListingQuery, SearchIndex, ranked, search, years_active
 from catalog.pages import page_links, vocabulary
 from catalog.pages.templatetags.catalog_tags import number
 
@@ -123,7 +123,7 @@ def project_record_charts(catalog: Catalog, project: Project) -> tuple[Chart, ..
     index = all_records.all_records_index(catalog)
     shortcode = project.shortcode
     query = all_records.AllRecordsQuery(filters=(("project", (shortcode,)),))
-    facets = {facet.key: facet for facet in all_records.all_records_facets(index, query)}
+    facets = {facet.key: facet for facet in all_records.all_records_facets(index, query, ("type", "year"))}
     listing = page_links.all_records()
     years = {int(value.value): value.count for value in facets["year"].values}
     return _present(
@@ -148,40 +148,68 @@ def project_record_charts(catalog: Catalog, project: Project) -> tuple[Chart, ..
     )
 
 
-def projects_per_year(index: SearchIndex, query: ListingQuery, key: str, title: str) -> Chart | None:
-    """How many of the projects ``query`` lists ran in each year, each year linking to the listing of them."""
-    listing = page_links.projects()
+def _projects_per_year(query: ListingQuery, years: dict[int, int], key: str, title: str) -> Chart | None:
+    """How many of the projects ``query`` lists ran in each year (``years``: what :func:`years_active` counts for
+    it), each year linking to the listing of them."""
     return _year_chart(
         key,
         title,
-        years_active(index, query, charts.MAX_YEARS),
+        years,
         lambda year: (*query.params(page=1), ("from", str(year)), ("to", str(year))),
-        listing,
+        page_links.projects(),
         "projects",
     )
 
 
-def overview_charts(catalog: Catalog, index: SearchIndex) -> tuple[Chart, ...]:
+@dataclass(frozen=True, slots=True)
+class OverviewCounts:
+    """What `/overview` counts: the same whatever the request and its language, so counted once per catalogue."""
+
+    projects: dict[str, FacetResult]  # the project listing's facets, nothing selected, by key
+    projects_per_year: dict[int, int]
+    records_per_year: dict[int, int]
+
+
+def overview_counts(catalog: Catalog, index: SearchIndex) -> OverviewCounts:
+    """The counts of `/overview`, from the listings' own functions."""
+    facets = search(index, ListingQuery(), engine.search_engine(catalog)).facets
+    (records,) = all_records.all_records_facets(
+        all_records.all_records_index(catalog), all_records.AllRecordsQuery(), ("year",)
+    )
+    return OverviewCounts(
+        {facet.key: facet for facet in facets},
+        years_active(index, ListingQuery(), charts.MAX_YEARS),
+        {int(value.value): value.count for value in records.values},
+    )
+
+
+def overview_charts(counts: OverviewCounts) -> tuple[Chart, ...]:
     """The catalogue at a glance: projects by discipline, status and access, per year; records per year."""
-    facets = {facet.key: facet for facet in search(index, ListingQuery(), engine.search_engine(catalog)).facets}
     projects = page_links.projects()
 
     def by(key: str, title: str, heading: str, label: Callable[[str], str]) -> Chart | None:
         return _row_chart(
-            f"projects-per-{key}", title, heading, facets[key], label, lambda v: ((key, v),), projects, "projects"
+            f"projects-per-{key}",
+            title,
+            heading,
+            counts.projects[key],
+            label,
+            lambda v: ((key, v),),
+            projects,
+            "projects",
         )
 
-    records = all_records.all_records_facets(all_records.all_records_index(catalog), all_records.AllRecordsQuery())
-    years = {int(value.value): value.count for facet in records if facet.key == "year" for value in facet.values}
     return _present(
         by("status", _("Projects by status"), _("Status"), _),
         by("access", _("Projects by access rights"), _("Access rights"), _),
         by("discipline", _("Projects by discipline"), _("Discipline"), str),
-        projects_per_year(index, ListingQuery(), "projects-per-year", _("Projects active per year")),
+        _projects_per_year(
+            ListingQuery(), counts.projects_per_year, "projects-per-year", _("Projects active per year")
+        ),
         _year_chart(
             "records-per-year",
             _("Records by year"),
-            years,
+            counts.records_per_year,
             lambda year: (("year", str(year)),),
             page_links.all_records(),
             "records",
@@ -192,6 +220,7 @@ def overview_charts(catalog: Catalog, index: SearchIndex) -> tuple[Chart, ...]:
 def contributor_chart(catalog: Catalog, index: SearchIndex, contributor_id: str) -> Chart | None:
     """The projects of a person or organization per year, when the listing of their projects has several."""
     query = ListingQuery(filters=(("contributor", (contributor_id,)),))
-    if search(index, query, engine.search_engine(catalog)).total < 2:
+    if len(ranked(index, query, engine.search_engine(catalog))) < 2:
         return None
-    return projects_per_year(index, query, "projects-per-year", _("Projects per year"))
+    years = years_active(index, query, charts.MAX_YEARS)
+    return _projects_per_year(query, years, "projects-per-year", _("Projects per year"))
