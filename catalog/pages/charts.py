@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypedDict
 from urllib.parse import urlencode
 
 from django.utils.translation import gettext as _
@@ -23,41 +24,72 @@ from catalog.pages.templatetags.catalog_tags import number
 
 Params = charts.Params
 
+# What the template reads of each bar, tick and row of the table: dicts of strings (numbers already written the
+# page's way), because the template's loops are most of what a chart costs: a dict key is its cheapest lookup, and a
+# string needs no localising (a cold /overview drew in 3.3 ms from dataclasses of numbers, 1.7 ms from these).
 
-@dataclass(frozen=True, slots=True)
-class Bar:
-    """One bar as the page shows it: where it is drawn, what it says, where it leads."""
 
-    shape: charts.Column | charts.Row
-    label: str  # in the page's language
-    count: int
+class Entry(TypedDict):
+    """A row of a chart's table of numbers."""
+
     url: str  # the listing it counts, in the page's language
-    name: str  # its link's accessible name: "2012: 165 records"
+    label: str
+    count: str
+
+
+class ColumnBar(TypedDict):
+    """A year's column."""
+
+    url: str
+    name: str  # the link's accessible name: "2012: 165 records"
+    x: str  # percent of the width
+    y: str  # px
+    width: str
+    height: str
+
+
+class Line(TypedDict):
+    y: str  # px: the baseline
+    text: str
+
+
+class RowBar(TypedDict):
+    """A category's row: its label's lines, its bar and its count."""
+
+    url: str
+    name: str
+    lines: tuple[Line, ...]
+    bar_y: str  # px
+    length: str  # percent of the width
+    count: str
+
+
+class Tick(TypedDict):
+    at: str  # y of a grid line (px), or x of a year label (percent)
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
 class Chart:
+    """A chart as ``templates/_chart.html`` draws it: a drawing of columns (years) or rows, and its table."""
+
     key: str  # unique on its page: the ids of its heading and table
     title: str
     label_heading: str  # the table's first column
     count_heading: str  # the table's second column
-    bars: tuple[Bar, ...]
-    years: charts.YearChart | None = None
-    rows: charts.RowChart | None = None
-
-    @property
-    def drawn(self) -> tuple[Bar, ...]:
-        """The bars the drawing shows: every column; the largest rows (the table has them all)."""
-        return self.bars[: len(self.rows.drawn)] if self.rows else self.bars
+    height: str  # px: of the drawing
+    table: tuple[Entry, ...]  # every bar's numbers
+    columns: tuple[ColumnBar, ...] = ()
+    grid: tuple[Tick, ...] = ()  # the value axis of the columns
+    years: tuple[Tick, ...] = ()  # the years named under the columns
+    years_y: str = ""  # px: their baseline
+    rows: tuple[RowBar, ...] = ()  # the rows drawn: the largest (the table has them all)
+    bar_height: str = ""  # px: of a row's bar
 
     @property
     def left_out(self) -> int:
-        return len(self.bars) - len(self.drawn)
-
-    @property
-    def height(self) -> int:
-        drawing = self.years or self.rows
-        return drawing.height if drawing else 0
+        """The rows in the table only."""
+        return len(self.table) - len(self.rows) if self.rows else 0
 
 
 def _records(count: int) -> str:
@@ -72,6 +104,10 @@ def _url(path: str, params: Params) -> str:
     return f"{path}?{urlencode(params)}"
 
 
+def _px(value: float) -> str:
+    return f"{value:g}"
+
+
 def _year_chart(
     key: str, title: str, counts: dict[int, int], params: Callable[[int], Params], listing: str, counted: str
 ) -> Chart | None:
@@ -80,11 +116,25 @@ def _year_chart(
     if drawing is None:
         return None
     phrase = _records if counted == "records" else _projects
-    bars = tuple(
-        Bar(c, str(c.year), c.count, _url(listing, c.params), f"{c.year}: {phrase(c.count)}") for c in drawing.columns
+    table: list[Entry] = []
+    columns: list[ColumnBar] = []
+    for c in drawing.columns:
+        entry = Entry(url=_url(listing, c.params), label=str(c.year), count=number(c.count))
+        table.append(entry)
+        name = f"{c.year}: {phrase(c.count)}"
+        columns.append(ColumnBar(url=entry["url"], name=name, x=c.x, y=_px(c.y), width=c.width, height=_px(c.height)))
+    return Chart(
+        key,
+        title,
+        _("Year"),
+        _("Records") if counted == "records" else _("Projects"),
+        _px(drawing.height),
+        tuple(table),
+        columns=tuple(columns),
+        grid=tuple(Tick(at=tick.position, text=number(tick.value)) for tick in drawing.grid),
+        years=tuple(Tick(at=tick.position, text=str(tick.value)) for tick in drawing.labels),
+        years_y=_px(drawing.label_y),
     )
-    count_heading = _("Records") if counted == "records" else _("Projects")
-    return Chart(key, title, _("Year"), count_heading, bars, years=drawing)
 
 
 def _row_chart(
@@ -102,12 +152,35 @@ def _row_chart(
     if drawing is None:
         return None
     phrase = _records if counted == "records" else _projects
-    bars = tuple(
-        Bar(row, row.label, row.count, _url(listing, row.params), f"{row.label}: {phrase(row.count)}")
-        for row in drawing.rows
+    table: list[Entry] = []
+    rows: list[RowBar] = []
+    drawn = len(drawing.drawn)
+    for row in drawing.rows:
+        entry = Entry(url=_url(listing, row.params), label=row.label, count=number(row.count))
+        table.append(entry)
+        if len(rows) < drawn:
+            lines = tuple(Line(y=_px(y), text=text) for text, y in row.lines)
+            name = f"{row.label}: {phrase(row.count)}"
+            rows.append(
+                RowBar(
+                    url=entry["url"],
+                    name=name,
+                    lines=lines,
+                    bar_y=_px(row.bar_y),
+                    length=row.length,
+                    count=entry["count"],
+                )
+            )
+    return Chart(
+        key,
+        title,
+        label_heading,
+        _("Records") if counted == "records" else _("Projects"),
+        _px(drawing.height),
+        tuple(table),
+        rows=tuple(rows),
+        bar_height=_px(drawing.bar_height),
     )
-    count_heading = _("Records") if counted == "records" else _("Projects")
-    return Chart(key, title, label_heading, count_heading, bars, rows=drawing)
 
 
 def _type_label(label: str) -> str:
