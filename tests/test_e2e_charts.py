@@ -1,8 +1,9 @@
 """The charts in headless Chromium against a real `svc serve` (issue 38).
 
 Drawn (every bar, in every language), labelled and linked: a click on a bar lists what it counts;
-axe-core (WCAG 2.1 AA, with label-content-name-mismatch) finds nothing in four languages and both colour
-schemes, on a 320 px phone (where nothing is wider than the screen) and on a desktop.
+axe-core (WCAG 2.1 AA, with label-content-name-mismatch) finds nothing on the four kinds of page with
+charts, in four languages and both colour schemes, on a 320 px phone (where nothing is wider than the
+screen) and on a desktop.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from playwright.sync_api import Browser, expect
 from tests.conftest import Server
 from tests.test_e2e_browser import AXE, WCAG_21_AA, server  # noqa: F401 (fixture)
 
-PAGES = ("/projects/0803?tab=records", "/overview", "/persons/person-008")
+PAGES = ("/projects/0803?tab=records", "/overview", "/persons/person-008", "/organizations/organization-002")
 PHONE = {"width": 320, "height": 720}
 DESKTOP = {"width": 1280, "height": 800}
 
