@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 from urllib.parse import urlencode
 
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -105,7 +106,17 @@ def _url(path: str, params: Params) -> str:
 
 
 def _px(value: float) -> str:
-    return f"{value:g}"
+    return _written(f"{value:g}")
+
+
+def _written(text: str) -> str:
+    """A number this module wrote (digits, a decimal point, a percent sign, the language's grouping): nothing in it
+    to escape, so the template need not try (a third of its time)."""
+    return mark_safe(text)
+
+
+def _count(count: int) -> str:
+    return _written(number(count))
 
 
 def _year_chart(
@@ -119,10 +130,14 @@ def _year_chart(
     table: list[Entry] = []
     columns: list[ColumnBar] = []
     for c in drawing.columns:
-        entry = Entry(url=_url(listing, c.params), label=str(c.year), count=number(c.count))
+        entry = Entry(url=_url(listing, c.params), label=str(c.year), count=_count(c.count))
         table.append(entry)
         name = f"{c.year}: {phrase(c.count)}"
-        columns.append(ColumnBar(url=entry["url"], name=name, x=c.x, y=_px(c.y), width=c.width, height=_px(c.height)))
+        columns.append(
+            ColumnBar(
+                url=entry["url"], name=name, x=_written(c.x), y=_px(c.y), width=_written(c.width), height=_px(c.height)
+            )
+        )
     return Chart(
         key,
         title,
@@ -131,8 +146,8 @@ def _year_chart(
         _px(drawing.height),
         tuple(table),
         columns=tuple(columns),
-        grid=tuple(Tick(at=tick.position, text=number(tick.value)) for tick in drawing.grid),
-        years=tuple(Tick(at=tick.position, text=str(tick.value)) for tick in drawing.labels),
+        grid=tuple(Tick(at=_written(tick.position), text=_count(tick.value)) for tick in drawing.grid),
+        years=tuple(Tick(at=_written(tick.position), text=_written(str(tick.value))) for tick in drawing.labels),
         years_y=_px(drawing.label_y),
     )
 
@@ -156,7 +171,7 @@ def _row_chart(
     rows: list[RowBar] = []
     drawn = len(drawing.drawn)
     for row in drawing.rows:
-        entry = Entry(url=_url(listing, row.params), label=row.label, count=number(row.count))
+        entry = Entry(url=_url(listing, row.params), label=row.label, count=_count(row.count))
         table.append(entry)
         if len(rows) < drawn:
             lines = tuple(Line(y=_px(y), text=text) for text, y in row.lines)
@@ -167,7 +182,7 @@ def _row_chart(
                     name=name,
                     lines=lines,
                     bar_y=_px(row.bar_y),
-                    length=row.length,
+                    length=_written(row.length),
                     count=entry["count"],
                 )
             )
