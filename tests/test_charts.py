@@ -74,6 +74,22 @@ def test_the_project_charts_its_records_by_year_and_type_linking_to_the_records_
     assert group.get("role") == "group" and group.get("aria-labelledby") == "records-per-year-title"
 
 
+SVG_LENGTH = re.compile(r"-?\d+(?:\.\d+)?%?")  # a number (in px) or a percentage, with a decimal point
+COORDINATES = ("x", "y", "width", "height", "x1", "x2", "y1", "y2", "dy")
+
+
+@pytest.mark.parametrize("language", ["", "/de", "/fr", "/it"])
+def test_only_the_words_of_a_drawing_are_in_the_page_language(client, corpus, language):
+    """A coordinate written the German way ("158,1") is no SVG length: the browser would not draw the bar."""
+    for path in ("/projects/0803?tab=records", "/overview", "/persons/person-008"):
+        drawings = tree_of(client.get(language + path)).xpath("//div[@class='chart']//*[local-name()='svg']")
+        assert drawings, path
+        for shape in (shape for drawing in drawings for shape in drawing.iter()):
+            for name in COORDINATES:
+                value = shape.get(name)
+                assert value is None or SVG_LENGTH.fullmatch(value), (language + path, shape.tag, name, value)
+
+
 def test_a_project_without_records_has_no_chart(client, corpus):
     tree = tree_of(client.get("/projects/0108"))
     assert tree.xpath("//div[@class='chart']") == []

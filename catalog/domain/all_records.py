@@ -362,8 +362,22 @@ class AllRecordsIndex:
         for value in selected:
             if value in numbers:
                 wanted[numbers[value]] = True
+        if key == "project":
+            return self._project_runs(wanted)
         selected_records: np.ndarray = wanted[self.codes[key]]
         return selected_records
+
+    def _project_runs(self, wanted: np.ndarray) -> np.ndarray:
+        """The records of the projects whose code ``wanted`` marks: each project's records are one run, so its
+        run is marked whole (a slice) rather than every record's code looked up (1.5 ms at a million)."""
+        starts, ends = self.offsets[:-1], self.offsets[1:]
+        filled = np.flatnonzero(ends > starts)
+        table_codes = np.full(len(starts), -1, dtype=np.int32)  # an empty table: no code, never wanted
+        table_codes[filled] = self.codes["project"][starts[filled]]
+        kept = np.zeros(self.size, dtype=bool)
+        for table in np.flatnonzero(wanted[table_codes]):
+            kept[starts[table] : ends[table]] = True
+        return kept
 
     def in_years(self, low: int | None, high: int | None) -> np.ndarray | None:
         """The records dated in some year of [low, high] (None: no range; an undated record is outside any)."""
@@ -444,12 +458,21 @@ def _facet(index: AllRecordsIndex, key: str, label: str, counts: np.ndarray, sel
     return FacetResult(key, label, tuple(shown))
 
 
+def _marked(mask: np.ndarray, count: int) -> np.ndarray | slice:
+    """The positions ``mask`` marks (``count`` of them); a slice when they are one run, as one project's records
+    are, found without listing them (a million-record mask lists in 0.4 ms, a run reads as a view)."""
+    first = int(np.argmax(mask))
+    if count and mask[first : first + count].all():
+        return slice(first, first + count)
+    return np.flatnonzero(mask)
+
+
 class _Counter:
     """Facet counts under a mask: the positions of a mask are found once, however many facets share it."""
 
     def __init__(self, index: AllRecordsIndex) -> None:
         self.index = index
-        self.positions: dict[int, tuple[np.ndarray, bool]] = {}
+        self.positions: dict[int, tuple[np.ndarray | slice, bool]] = {}
 
     def counts(self, key: str, mask: np.ndarray | None) -> np.ndarray:
         totals = self.index.totals[key]
@@ -458,11 +481,14 @@ class _Counter:
         found = self.positions.get(id(mask))
         if found is None:
             # Count the smaller side: the matches, or the records left out (then subtract from the totals).
-            left_out = 2 * int(np.count_nonzero(mask)) > len(mask)
-            found = (np.flatnonzero(~mask if left_out else mask), left_out)
+            count = int(np.count_nonzero(mask))
+            left_out = 2 * count > len(mask)
+            found = (_marked(~mask, len(mask) - count) if left_out else _marked(mask, count), left_out)
             self.positions[id(mask)] = found
         positions, left_out = found
-        counted = np.bincount(self.index.codes[key].take(positions) + 1, minlength=len(totals) + 1)[1:]
+        codes = self.index.codes[key]
+        picked = codes[positions] if isinstance(positions, slice) else codes.take(positions)
+        counted = np.bincount(picked + 1, minlength=len(totals) + 1)[1:]
         return totals - counted if left_out else counted
 
 
@@ -478,25 +504,34 @@ def _masks(
 
 
 def _facets(
-    index: AllRecordsIndex, query: AllRecordsQuery, text_mask: np.ndarray | None, selections: Mapping[str, np.ndarray]
+    index: AllRecordsIndex,
+    query: AllRecordsQuery,
+    text_mask: np.ndarray | None,
+    selections: Mapping[str, np.ndarray],
+    keys: Sequence[str] = FACET_KEYS,
 ) -> tuple[FacetResult, ...]:
-    """Each facet's counts: the search and the *other* facets' selections (one shared mask when nothing is selected)."""
+    """Each facet's counts (of ``keys``): the search and the *other* facets' selections (one shared mask when
+    nothing is selected)."""
     masks = {
         key: _and(
             [m for m in (text_mask, *(mask for other, mask in selections.items() if other != key)) if m is not None]
         )
-        for key, _ in FACETS
+        for key in keys
     }
     counter = _Counter(index)
     return tuple(
-        _facet(index, key, label, counter.counts(key, masks[key]), query.selected(key)) for key, label in FACETS
+        _facet(index, key, label, counter.counts(key, masks[key]), query.selected(key))
+        for key, label in FACETS
+        if key in keys
     )
 
 
-def all_records_facets(index: AllRecordsIndex, query: AllRecordsQuery) -> tuple[FacetResult, ...]:
-    """The facets `/records` shows for ``query`` without a search text, and without its page: what the charts of
-    records count."""
-    return _facets(index, query, *_masks(index, query, None))
+def all_records_facets(
+    index: AllRecordsIndex, query: AllRecordsQuery, keys: Sequence[str] = FACET_KEYS
+) -> tuple[FacetResult, ...]:
+    """The facets (of ``keys``, in :data:`FACETS` order) `/records` shows for ``query`` without a search text, and
+    without its page: what the charts of records count (a chart asks for the facets it draws only)."""
+    return _facets(index, query, *_masks(index, query, None), keys)
 
 
 def search_all_records(index: AllRecordsIndex, query: AllRecordsQuery, scores: np.ndarray | None) -> AllRecordsResult:

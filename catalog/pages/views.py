@@ -106,6 +106,7 @@ def warm_up() -> None:
     memo.get("search-index", lambda: SearchIndex.build(catalog))
     all_records.all_records_index(catalog)
     engine.search_engine(catalog)
+    _overview_counts(catalog)
 
 
 # Lookups --------------------------------------------------------------------
@@ -909,6 +910,15 @@ def about(request: HttpRequest) -> HttpResponse:
     return _page(render)
 
 
+def _overview_counts(catalog: Catalog) -> charts.OverviewCounts:
+    """What `/overview` counts, once per catalogue (:func:`warm_up` counts it before the workers fork)."""
+    memo = memo_for(catalog)
+    return memo.get(
+        "overview-counts",
+        lambda: charts.overview_counts(catalog, memo.get("search-index", lambda: SearchIndex.build(catalog))),
+    )
+
+
 @varies_on(Input.ORIGIN, Input.LANGUAGE, query=())
 @require_safe
 def overview(request: HttpRequest) -> HttpResponse:
@@ -917,13 +927,14 @@ def overview(request: HttpRequest) -> HttpResponse:
     memo = memo_for(catalog)
 
     def render() -> str:
-        index = memo.get("search-index", lambda: SearchIndex.build(catalog))
         counts = catalog.counts()
         return _render(
             request,
             "overview.html",
             {
-                "charts": _view_model(memo, ("overview-charts",), lambda: charts.overview_charts(catalog, index)),
+                "charts": _view_model(
+                    memo, ("overview-charts",), lambda: charts.overview_charts(_overview_counts(catalog))
+                ),
                 "counts": counts,
                 "meta": presenters.PageMeta(
                     title=_("The catalogue at a glance"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -201,6 +202,55 @@ def test_the_facets_alone_are_those_of_the_listing_without_a_search(index):
 
     for params in ({}, {"project": "0AA1"}, {"type": "Text", "year": "2020"}):
         assert all_records_facets(index, query(**params)) == search_index(index, query(**params), None).facets
+
+
+RUNS = {"0AB1": 2, "0AB2": 0, "0AB3": 6, "0AB4": 2}  # records per project, laid out in this order
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, list[dict]], AllRecordsIndex]:
+    """Four projects' records, one run each in the index (the second's record file is empty)."""
+    kinds = ("Text", "Image", "Audio", "Video")
+    records = {  # every project's records of their own type, in two years of their own
+        shortcode: [
+            datadir.record(shortcode, f"r{n}", typeOfData=kinds[i], datePublished=f"{2010 + 2 * i + n % 2}-03-01")
+            for n in range(size)
+        ]
+        for i, (shortcode, size) in enumerate(RUNS.items())
+    }
+    projects = [datadir.project(shortcode) for shortcode in RUNS]
+    catalog = load_catalog(datadir.write_data_dir(tmp_path_factory.mktemp("runs"), projects=projects, records=records))
+    return records, AllRecordsIndex.build(catalog, build_record_indexes(catalog.records))
+
+
+@pytest.mark.parametrize(
+    "selected",
+    [
+        ["0AB1"],  # a run at the start
+        ["0AB4"],  # a run at the end
+        ["0AB3"],  # more than half the records: the two runs left out are counted
+        ["0AB1", "0AB4"],  # two runs apart
+        ["0AB1", "0AB3"],  # all but the last run
+        ["0AB2"],  # no records
+        ["0AB1", "0AB2", "0AB3", "0AB4"],
+        ["nope"],
+    ],
+)
+def test_a_project_selection_counts_each_selected_record_once(runs, selected):
+    """Projects are selected and counted by their runs of records; the counts are those of the records themselves."""
+    from catalog.domain.all_records import all_records_facets
+
+    records, index = runs
+    chosen = [record for shortcode in RUNS if shortcode in selected for record in records[shortcode]]
+    expected = np.concatenate([np.full(size, shortcode in selected) for shortcode, size in RUNS.items()])
+    assert index.selection("project", selected).tolist() == expected.tolist()
+    facets = all_records_facets(index, query(project=selected), ("type", "year"))
+    assert [facet.key for facet in facets] == ["type", "year"]
+    assert {facet.key: {value.value: value.count for value in facet.values} for facet in facets} == {
+        "type": Counter(record["typeOfData"] for record in chosen),
+        "year": Counter(record["datePublished"][:4] for record in chosen),
+    }
+    assert search_index(index, query(project=selected), None).total == len(chosen)
 
 
 @pytest.fixture(scope="module")
