@@ -454,7 +454,7 @@ def _facet(index: AllRecordsIndex, key: str, label: str, counts: np.ndarray, sel
     if key == "year":
         shown.sort(key=lambda value: value.value, reverse=True)
     else:
-        shown.sort(key=lambda value: (-value.count, normalise(value.label)))
+        shown.sort(key=lambda value: (-value.count, normalise(value.label), value.value))
     return FacetResult(key, label, tuple(shown))
 
 

@@ -457,9 +457,9 @@ def _facet_values(facet: Facet, counts: Counter[str], selected: tuple[str, ...])
     values = set(counts) | set(selected)
     if facet.fixed_order:
         order = {value: position for position, value in enumerate(facet.fixed_order)}
-        ordered = sorted(values, key=lambda v: (order.get(v, len(order)), normalise(facet.value_label(v))))
+        ordered = sorted(values, key=lambda v: (order.get(v, len(order)), normalise(facet.value_label(v)), v))
     else:
-        ordered = sorted(values, key=lambda v: (-counts[v], normalise(facet.value_label(v))))
+        ordered = sorted(values, key=lambda v: (-counts[v], normalise(facet.value_label(v)), v))
     return tuple(FacetValue(v, facet.value_label(v), counts[v], v in selected) for v in ordered)
 
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 from catalog.domain import engine
@@ -177,3 +182,30 @@ def test_years_active_counts_what_the_year_range_lists(tmp_path):
     assert years_active(index, ListingQuery(years=(2018, 2018)), span=100) == counts
     assert years_active(index, ListingQuery(), span=2) == {2020: 2, 2021: 2}
     assert years_active(index, ListingQuery(text="nothing-matches"), span=100, scores={}) == {}
+
+
+# Values a facet shows that differ only by case, with equal counts: their order must not follow the process's
+# string hashing (PYTHONHASHSEED), or two workers or replicas would serve different bytes for one listing.
+_TIED_FACET = """
+import json
+from collections import Counter
+from catalog.domain.search import Facet, _facet_values
+counts = Counter({"History of science": 2, "History of Science": 2, "art": 2, "Art": 2, "Zoology": 3})
+print(json.dumps([value.value for value in _facet_values(Facet("d", "D", lambda project: ()), counts, ())]))
+"""
+
+
+def test_tied_facet_values_are_in_the_same_order_in_every_process():
+    orders = {
+        subprocess.run(
+            [sys.executable, "-c", _TIED_FACET],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(6)
+    }
+    assert [json.loads(order) for order in orders] == [
+        ["Zoology", "Art", "art", "History of Science", "History of science"]
+    ]
