@@ -79,6 +79,8 @@ class Progress:
         self._write, self.action, self.unit, self._every, self._clock = write, action, unit, every, clock
         self._total = 0
         self._started = 0.0
+        self._counted_for: float | None = None  # seconds the counted part took, once a step follows it
+        self._step: tuple[str, float] | None = None  # the work after it, and when that began
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -97,9 +99,21 @@ class Progress:
     def add(self, size: int, items: int = 0) -> None:
         self.counts.add(size, items)
 
+    def step(self, what: str) -> None:
+        """Name the work that follows the counted part (building an index): the counts and their rate stay as
+        they ended, and the line says what runs now and for how long, instead of a rate falling for nothing."""
+        now = self._clock()
+        if self._counted_for is None:
+            self._counted_for = now - self._started
+        self._step = (what, now)
+
     def line(self) -> str:
         done, items = self.counts.read()
-        return report(self.action, self.unit, done, self._total, items, self._clock() - self._started)
+        now = self._clock()
+        counted_for = now - self._started if self._counted_for is None else self._counted_for
+        text = report(self.action, self.unit, done, self._total, items, counted_for)
+        step = self._step
+        return text if step is None else f"{text}; {step[0]}: {duration(now - step[1])}"
 
     def _run(self) -> None:
         while not self._stop.wait(self._every):

@@ -344,6 +344,11 @@ def _counted(
         yield project, table
 
 
+def _step(progress: Progress | None, what: str) -> None:
+    if progress is not None:
+        progress.step(what)
+
+
 def stamp_release(
     data_dir: str | os.PathLike[str],
     site_url: str,
@@ -379,11 +384,13 @@ def stamp_release(
         else:  # the snapshot's writer reads, indexes and stamps the records (docs/snapshot.md)
             snapshot = SnapshotPass(data_dir, publication, progress)
             tables = snapshot.tables(catalog.projects, lambda project: known.of(project.key))
-        items = ledger_items(publication, tables)
+        items = ledger_items(publication, tables)  # read (and counted) as the ledger is stamped
         summary = ledger.stamp(data_dir, items, now, dry_run=dry_run, activate_in=activate_in)
         if snapshot is not None:  # what the snapshot keeps of the whole catalogue and the ledger just written
+            _step(progress, "writing the snapshot")
             write_catalog_part(data_dir, catalog, snapshot.written)
             # The search index, over the records just written (read back from the snapshot: no JSON parsed twice).
+            _step(progress, "building the search index")
             engine.write_stamped(open_catalog(data_dir, announce=False), data_dir)
         return summary
     except (DataDirError, ProcessLost) as error:

@@ -67,3 +67,20 @@ def test_a_reader_adds_its_file_in_proportion_to_its_records(monkeypatch):
         seen.append(counts.read())
     assert seen[snapshot.COUNTED_EVERY - 2] == (0, 0) and seen[snapshot.COUNTED_EVERY - 1][1] == snapshot.COUNTED_EVERY
     assert counts.read() == (1_000_003, records)
+
+
+def test_a_step_after_the_counted_part_keeps_its_rate_and_says_what_runs_and_for_how_long():
+    written: list[str] = []
+    clock = iter([0.0, 10.0, 12.0, 15.0, 75.0])
+    progress = Progress(written.append, "svc stamp", every=3600, clock=lambda: next(clock))
+    progress.start(300)
+    progress.add(300, 1_000)
+    progress.step("writing the snapshot")  # at 10 s: 100 records/s, whatever comes after
+    progress.step("building the search index")  # at 12 s
+    assert progress.line() == (
+        "svc stamp: 1,000 records, 300 B of 300 B (100%), 100 records/s; building the search index: 3 s"
+    )
+    progress.close()
+    assert written[-1] == CLEAR_LINE + (
+        "svc stamp: 1,000 records, 300 B of 300 B (100%), 100 records/s; building the search index: 1 min 03 s\n"
+    )
