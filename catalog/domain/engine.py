@@ -19,7 +19,10 @@ temporary one) and opened read-only by every process that searches them.
 * **Typos.** A word whose indexed form has :data:`FUZZY_MIN_LETTERS` letters
   or more also matches the words one edit away (insertion, deletion,
   substitution or transposition of two neighbours), with a constant score far
-  below an exact match's, so that exact matches rank first.
+  below an exact match's, so that exact matches rank first. Identifiers (a
+  record's pid) match as written only: their own field, :data:`IDENTIFIER`,
+  where a near word would be another identifier (and a million random ones make
+  the typo search of a text field several times dearer).
 * **Truncation.** ``word*`` (three letters or more) also matches every word
   that starts so, scored as a typo is: below exact matches.
 * **Syntax** (:func:`parse`): ``"a phrase"``, ``-word`` and ``-"phrase"``,
@@ -58,7 +61,7 @@ from catalog.domain.values import stored_list, stored_strings
 logger = logging.getLogger("catalog.domain.engine")
 
 # Bump when the analysis, the fields or what goes into them change: an index of another format is rebuilt.
-FORMAT = 3
+FORMAT = 4
 STEMMERS = {"de": "german", "fr": "french", "it": "italian", "en": "english"}
 LANGUAGES = tuple(STEMMERS)
 DEFAULT_LANGUAGE = "en"  # untagged text, and languages without a stemmer here
@@ -227,6 +230,8 @@ BROWSE = Kind("browse", {"name": 3.0, "body": 1.0}, "name")
 BROWSE_KINDS = ("persons", "organizations", "clusters", "collections")
 RECORDS = Kind("records", {"label": 2.0, "body": 1.0}, "label", RECORD_NUMBERS)
 CREATOR_WEIGHT = 1.5
+IDENTIFIER = "identifier"  # an item's identifiers, folded and matched exactly (never a near word), weighted as a body
+IDENTIFIER_WEIGHT = 1.0
 
 
 @dataclass
@@ -236,6 +241,7 @@ class Document:
     position: int
     texts: list[tuple[str, str | None, str]] = field(default_factory=list)  # (group, language tag, text)
     creators: list[str] = field(default_factory=list)
+    identifiers: list[str] = field(default_factory=list)
     years: tuple[int, int] | None = None
     numbers: dict[str, int] = field(default_factory=dict)  # the kind's numbers this item has
 
@@ -267,6 +273,7 @@ def schema_of(kind: Kind) -> tantivy.Schema:
         for language in LANGUAGES:
             builder.add_text_field(_field(group, language), tokenizer_name=f"svc_{language}")
     builder.add_text_field("creator", tokenizer_name=f"svc_{NAMES}")
+    builder.add_text_field(IDENTIFIER, tokenizer_name=f"svc_{NAMES}")
     builder.add_unsigned_field("position", indexed=True, fast=True)
     builder.add_unsigned_field("year_from", indexed=True, fast=True)
     builder.add_unsigned_field("year_to", indexed=True, fast=True)
@@ -305,6 +312,8 @@ def write_index(
             doc.add_text(name, text)
         for name in document.creators:
             doc.add_text("creator", name)
+        for identifier in document.identifiers:
+            doc.add_text(IDENTIFIER, identifier)
         doc.add_unsigned("position", document.position)
         if document.years is not None:
             doc.add_unsigned("year_from", max(0, document.years[0]))
@@ -335,13 +344,21 @@ def _text_query(schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool) -> 
         targets += [(_field(g, lang), lang, kind.groups[g]) for g in groups for lang in LANGUAGES]
     if term.field in (None, "creator"):
         targets.append(("creator", NAMES, CREATOR_WEIGHT))
+    if term.field is None:
+        targets.append((IDENTIFIER, NAMES, IDENTIFIER_WEIGHT))
     exact, near = [], []
     for name, analysis, weight in targets:
         tokens = analysed(analysis, term.text)
         if not tokens:
             continue
         exact.append(tantivy.Query.boost_query(_term_query(schema, name, tokens), weight))
-        if fuzzy and not term.phrase and len(tokens) == 1 and len(tokens[0]) >= FUZZY_MIN_LETTERS:
+        if (
+            fuzzy
+            and name != IDENTIFIER
+            and not term.phrase
+            and len(tokens) == 1
+            and len(tokens[0]) >= FUZZY_MIN_LETTERS
+        ):
             typo = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
             near.append(tantivy.Query.boost_query(typo, weight * FUZZY_WEIGHT))
         if term.truncated is not None:  # every word that starts so, scored as a typo is
@@ -570,7 +587,7 @@ def record_document(record: Mapping[str, Any], pid: str, position: int) -> Docum
     document.add("label", record.get("label"))
     for name in RECORD_BODY_FIELDS:
         document.add("body", record.get(name))
-    document.add("body", pid.rpartition("/")[2])
+    document.identifiers.append(pid.rpartition("/")[2])
     document.creators = record_creators(record)
     year = record_year(record)
     if year is not None:
