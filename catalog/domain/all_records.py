@@ -608,11 +608,12 @@ def search_in_engine(
     text = records.matching(query.parsed) if found.ordered else None
     if text is None:
         return None
+    matches = records.matching(query.parsed, scored=False)  # the same records: what the facets count
     years, selections = _engine_filters(index, query, records)
 
-    def limited(leave_out: str | None) -> Any:
+    def limited(leave_out: str | None, searched: Any = matches) -> Any:
         kept = [f for f in (years, *(q for key, q in selections.items() if key != leave_out)) if f is not None]
-        return engine.filtered(text, kept)
+        return engine.filtered(searched, kept)
 
     # A facet's counts: the search and the *other* facets' selections; facets that select nothing share one count.
     facets = []
@@ -635,7 +636,7 @@ def search_in_engine(
                 counts[code] = count
         facets.append(_facet(index, key, label, counts, query.selected(key)))
     start = (query.page - 1) * PAGE_SIZE
-    total, positions = records.page(limited(None), query.effective_sort, start, start + PAGE_SIZE)
+    total, positions = records.page(limited(None, text), query.effective_sort, start, start + PAGE_SIZE)
     page_count = max(1, -(-total // PAGE_SIZE))
     if query.page > page_count:
         raise PageOutOfRange(query.page, page_count)

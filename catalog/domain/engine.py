@@ -336,8 +336,14 @@ def _term_query(schema: tantivy.Schema, name: str, tokens: Sequence[str]) -> tan
     return tantivy.Query.phrase_query(schema, name, list(tokens))
 
 
-def _text_query(schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool) -> tantivy.Query | None:
-    """One word or phrase over its fields: the best field's BM25 score, plus a small constant for a near word."""
+def _text_query(
+    schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool, scored: bool = True
+) -> tantivy.Query | None:
+    """One word or phrase over its fields: the best field's BM25 score, plus a small constant for a near word.
+
+    Not ``scored``: the same matches, unscored, in fewer clauses (what facets count): per field the near word's
+    query alone where there is one, as a word is within one edit of itself.
+    """
     targets: list[tuple[str, str, float]] = []  # (field, analysis, weight)
     if term.field != "creator":
         groups = [kind.title_group] if term.field == "title" else list(kind.groups)
@@ -346,12 +352,13 @@ def _text_query(schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool) -> 
         targets.append(("creator", NAMES, CREATOR_WEIGHT))
     if term.field is None:
         targets.append((IDENTIFIER, NAMES, IDENTIFIER_WEIGHT))
-    exact, near = [], []
+    exact, near, matched = [], [], []
     for name, analysis, weight in targets:
         tokens = analysed(analysis, term.text)
         if not tokens:
             continue
-        exact.append(tantivy.Query.boost_query(_term_query(schema, name, tokens), weight))
+        word = _term_query(schema, name, tokens)
+        exact.append(tantivy.Query.boost_query(word, weight))
         if (
             fuzzy
             and name != IDENTIFIER
@@ -359,13 +366,17 @@ def _text_query(schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool) -> 
             and len(tokens) == 1
             and len(tokens[0]) >= FUZZY_MIN_LETTERS
         ):
-            typo = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
-            near.append(tantivy.Query.boost_query(typo, weight * FUZZY_WEIGHT))
+            word = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
+            near.append(tantivy.Query.boost_query(word, weight * FUZZY_WEIGHT))
+        matched.append(word)
         if term.truncated is not None:  # every word that starts so, scored as a typo is
             start = tantivy.Query.regex_query(schema, name, f"{term.truncated}.*")
             near.append(tantivy.Query.boost_query(start, weight * FUZZY_WEIGHT))
+            matched.append(start)
     if not exact:
         return None
+    if not scored:
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in matched])
     best = tantivy.Query.disjunction_max_query(exact)
     if not near:
         return best
@@ -385,13 +396,13 @@ def _year_query(schema: tantivy.Schema, years: tuple[int, int]) -> tantivy.Query
     )
 
 
-def engine_query(schema: tantivy.Schema, kind: Kind, query: Query) -> tantivy.Query | None:
-    """The tantivy query of a parsed query (None: it asks for nothing)."""
+def engine_query(schema: tantivy.Schema, kind: Kind, query: Query, scored: bool = True) -> tantivy.Query | None:
+    """The tantivy query of a parsed query (None: it asks for nothing); not ``scored``: its matches, unscored."""
 
     def one(term: Term, fuzzy: bool) -> tantivy.Query | None:
         if term.years is not None:
             return _year_query(schema, term.years)
-        return _text_query(schema, kind, term, fuzzy)
+        return _text_query(schema, kind, term, fuzzy, scored)
 
     clauses = []
     for group in query.groups:
@@ -476,9 +487,10 @@ class EngineIndex:
         positions = np.array(searcher.fast_field_values("position", [address for _, address in found]), dtype=np.int64)
         return positions, scores
 
-    def matching(self, query: Query) -> tantivy.Query | None:
-        """The tantivy query of ``query`` on this index (None: it asks for nothing)."""
-        return engine_query(self.schema, self.kind, query)
+    def matching(self, query: Query, scored: bool = True) -> tantivy.Query | None:
+        """The tantivy query of ``query`` on this index (None: it asks for nothing); not ``scored``: its matches,
+        unscored (quicker to count)."""
+        return engine_query(self.schema, self.kind, query, scored)
 
     def among(self, name: str, values: Iterable[int]) -> tantivy.Query:
         """The items whose number ``name`` is one of ``values`` (none: no item)."""

@@ -242,6 +242,7 @@ def test_an_index_out_of_label_order_is_found_out(tmp_path, ranks, ordered):
         {"q": "map OR photograph", "sort": "label-desc", "page": "2"},
         {"q": "photogarph"},
         {"q": "holzscnitt", "sort": "newest"},
+        {"q": "regist* OR phot*", "page": "2"},
         {"q": '"register entry"', "sort": "oldest"},
         {"q": "folio -5r", "sort": "identifier", "page": "2"},
         {"q": "-folio", "sort": "label"},
