@@ -250,6 +250,8 @@ class Document:
         if isinstance(value, str):  # the common case first: this runs for every text of every record
             if value.strip() and value not in PLACEHOLDERS:
                 self.texts.append((group, None, value))
+        elif value is None:  # a field the item does not have
+            return
         elif isinstance(value, list | tuple):
             for item in value:
                 self.add(group, item)
@@ -628,24 +630,33 @@ def _record_documents(catalog: Catalog, numbered: bool) -> Iterator[Document]:
         return
     assert record_layout is not None
     index = record_layout(catalog)
-    years = [int(value) if value.isdigit() else None for value in index.values["year"]]
-    codes = [(f"facet.{key}", index.codes[key]) for key in FACET_FIELDS]
-    year_codes = index.codes["year"]
-    ranks = [(f"rank.{sort}", index.ranks[sort]) for sort in ("label", "oldest", "newest")]
-    projects = np.searchsorted(index.offsets, index.by_label, side="right") - 1
-    for position, project in zip(index.by_label.tolist(), projects.tolist(), strict=True):
-        _key, table = tables[project]
-        local = position - int(index.offsets[project])
-        document = record_document(table.record(local), table.pids[local], position)
-        numbers = document.numbers
-        for name, array in codes:
-            if (code := int(array[position])) >= 0:
-                numbers[name] = code
-        if (code := int(year_codes[position])) >= 0 and (year := years[code]) is not None:
-            numbers["facet.year_shown"] = year
-        for name, array in ranks:
-            numbers[name] = int(array[position])
-        yield document
+    for begin in range(0, len(index.by_label), _CHUNK):
+        positions = index.by_label[begin : begin + _CHUNK]
+        projects = np.searchsorted(index.offsets, positions, side="right") - 1
+        places = (positions - index.offsets[projects]).tolist()
+        rows = zip(positions.tolist(), projects.tolist(), places, _record_numbers(index, positions), strict=True)
+        for position, project, local, numbers in rows:
+            _key, table = tables[project]
+            document = record_document(table.record(local), table.pids[local], position)
+            document.numbers = numbers
+            yield document
+
+
+_CHUNK = 1 << 16  # records whose numbers are read out of the layout's arrays at a time
+
+
+def _record_numbers(index: RecordLayout, positions: np.ndarray) -> list[dict[str, int]]:
+    """The facet codes, year and ranks of the records at ``positions``: a value's number, absent when it has none.
+
+    Read column by column out of the arrays (one NumPy gather each), not record by record.
+    """
+    years = np.array([*(int(v) if v.isdigit() else -1 for v in index.values["year"]), -1], dtype=np.int64)
+    columns = [(f"facet.{key}", index.codes[key][positions]) for key in FACET_FIELDS]
+    columns.append(("facet.year_shown", years[index.codes["year"][positions]]))  # code -1: the last, no year
+    columns += [(f"rank.{sort}", index.ranks[sort][positions]) for sort in ("label", "oldest", "newest")]
+    names = [name for name, _ in columns]
+    rows = zip(*(values.tolist() for _, values in columns), strict=True)
+    return [{name: value for name, value in zip(names, row, strict=True) if value >= 0} for row in rows]
 
 
 class RecordLayout(Protocol):
