@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -300,6 +301,11 @@ class AllRecordsIndex:
     def size(self) -> int:
         return int(self.offsets[-1])
 
+    @cached_property
+    def sort_labels(self) -> Mapping[str, tuple[str, ...]]:
+        """Each facet value's label as the facet lists sort it, normalised once (a value each project at scale)."""
+        return {key: tuple(normalise(label) for label in labels) for key, labels in self.labels.items()}
+
     @classmethod
     def build(cls, catalog: Catalog, indexes: Mapping[str, ProjectRecordIndex]) -> AllRecordsIndex:
         tables = [
@@ -431,17 +437,19 @@ def _and(masks: Sequence[np.ndarray]) -> np.ndarray | None:
 
 
 def _facet(index: AllRecordsIndex, key: str, label: str, counts: np.ndarray, selected: Sequence[str]) -> FacetResult:
-    labels = index.labels[key]
-    shown = [
-        FacetValue(value, labels[code], int(counts[code]), value in selected)
-        for code, value in enumerate(index.values[key])
-        if counts[code] or value in selected
-    ]
+    """A facet's values with a count, and those selected: years newest first, others most records first, then by
+    label."""
+    values, labels, tallies, chosen = index.values[key], index.labels[key], counts.tolist(), set(selected)
+    shown: list[int] = np.flatnonzero(counts).tolist()
+    if chosen:
+        shown = sorted({*shown, *(code for code, value in enumerate(values) if value in chosen)})
     if key == "year":
-        shown.sort(key=lambda value: value.value, reverse=True)
+        shown.sort(key=lambda code: values[code], reverse=True)
     else:
-        shown.sort(key=lambda value: (-value.count, normalise(value.label)))
-    return FacetResult(key, label, tuple(shown))
+        sort_labels = index.sort_labels[key]
+        shown.sort(key=lambda code: (-tallies[code], sort_labels[code]))
+    facet_values = (FacetValue(values[code], labels[code], tallies[code], values[code] in chosen) for code in shown)
+    return FacetResult(key, label, tuple(facet_values))
 
 
 class _Counter:
