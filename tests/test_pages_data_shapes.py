@@ -151,6 +151,29 @@ def test_text_is_escaped(client, tmp_path, install_catalog):
     assert "\\u003c/script\\u003e" in body
 
 
+def test_facet_values_and_record_rows_are_escaped(client, tmp_path, install_catalog):
+    hostile = datadir.project("0C02", name="<i>Lakes</i> & co")
+    record = datadir.record(
+        "0C02",
+        "r1",
+        label="<b>plan</b> of the lake",
+        typeOfData='Image"><script>alert(1)</script>',
+        legalInfo=[{"authorship": ["<em>Ada</em>"]}],
+    )
+    install_catalog(datadir.write_data_dir(tmp_path, projects=[hostile], records={"0C02": [record]}))
+    body = client.get("/records?q=plan").content.decode()
+    assert not any(markup in body for markup in ("<i>Lakes", "<b>plan", "<em>Ada", "<script>alert"))
+    tree = html.fromstring(body)
+    facets = tree.xpath("//aside[@class='facets']")[0]
+    assert facets.xpath(".//input[@name='project']/following-sibling::label/text()") == ["<i>Lakes</i> & co "]
+    assert facets.xpath(".//input[@name='creator']/following-sibling::label/text()") == ["<em>Ada</em> "]
+    assert facets.xpath(".//input[@name='type']/@value") == ['Image"><script>alert(1)</script>']
+    row = tree.xpath("//table[@class='records']/tbody/tr")[0]
+    assert row.xpath("string(td[1]/a)") == "<b>plan</b> of the lake" and row.xpath("td[1]/a/mark/text()") == ["plan"]
+    assert row.xpath("string(td[2]/a)") == "<i>Lakes</i> & co"
+    assert row.xpath("string(td[3])") == 'Image"><script>alert(1)</script>'
+
+
 def test_collections_nest_and_link_projects_and_records(client, tmp_path, install_catalog):
     record = datadir.record("0B05", "r7", label="Field notebook")
     collections = [

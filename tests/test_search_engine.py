@@ -86,6 +86,14 @@ def test_one_typo_finds_what_the_word_finds(server):
     assert projects(server, "Fruehdrucke") == projects(server, "fruhdrucke") == projects(server, "Frühdrucke")
 
 
+def test_a_record_is_found_by_its_pid_as_written_never_by_a_near_one(server):
+    pid = "https://ark.dasch.swiss/ark:/72163/1/0803/NNDkHRthUuKwfKVGaX7H7gY"
+    found = records(server, "NNDkHRthUuKwfKVGaX7H7gY")
+    assert [item["record"]["pid"] for item in found["items"]] == [pid]
+    assert records(server, "nndkhrthuukwfkvgax7h7gy")["count"] == 1  # case folds
+    assert records(server, "NNDkHRthUuKwfKVGaX7H7gZ")["count"] == 0  # one edit away: another identifier
+
+
 def test_plural_and_singular_find_the_same_projects(server):
     assert set(projects(server, "films")) >= set(projects(server, "film")) and projects(server, "film")
     assert set(projects(server, "manuscripts")) >= set(projects(server, "manuscript")) and projects(

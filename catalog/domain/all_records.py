@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -300,6 +301,11 @@ class AllRecordsIndex:
     def size(self) -> int:
         return int(self.offsets[-1])
 
+    @cached_property
+    def sort_labels(self) -> Mapping[str, tuple[str, ...]]:
+        """Each facet value's label as the facet lists sort it, normalised once (a value each project at scale)."""
+        return {key: tuple(normalise(label) for label in labels) for key, labels in self.labels.items()}
+
     @classmethod
     def build(cls, catalog: Catalog, indexes: Mapping[str, ProjectRecordIndex]) -> AllRecordsIndex:
         tables = [
@@ -445,17 +451,19 @@ def _and(masks: Sequence[np.ndarray]) -> np.ndarray | None:
 
 
 def _facet(index: AllRecordsIndex, key: str, label: str, counts: np.ndarray, selected: Sequence[str]) -> FacetResult:
-    labels = index.labels[key]
-    shown = [
-        FacetValue(value, labels[code], int(counts[code]), value in selected)
-        for code, value in enumerate(index.values[key])
-        if counts[code] or value in selected
-    ]
+    """A facet's values with a count, and those selected: years newest first, others most records first, then by
+    label."""
+    values, labels, tallies, chosen = index.values[key], index.labels[key], counts.tolist(), set(selected)
+    shown: list[int] = np.flatnonzero(counts).tolist()
+    if chosen:
+        shown = sorted({*shown, *(code for code, value in enumerate(values) if value in chosen)})
     if key == "year":
-        shown.sort(key=lambda value: value.value, reverse=True)
+        shown.sort(key=lambda code: values[code], reverse=True)
     else:
-        shown.sort(key=lambda value: (-value.count, normalise(value.label), value.value))
-    return FacetResult(key, label, tuple(shown))
+        sort_labels = index.sort_labels[key]
+        shown.sort(key=lambda code: (-tallies[code], sort_labels[code], values[code]))
+    facet_values = (FacetValue(values[code], labels[code], tallies[code], values[code] in chosen) for code in shown)
+    return FacetResult(key, label, tuple(facet_values))
 
 
 def _marked(mask: np.ndarray, count: int) -> np.ndarray | slice:
@@ -643,11 +651,12 @@ def search_in_engine(
     text = records.matching(query.parsed) if found.ordered else None
     if text is None:
         return None
+    matches = records.matching(query.parsed, scored=False)  # the same records: what the facets count
     years, selections = _engine_filters(index, query, records)
 
-    def limited(leave_out: str | None) -> Any:
+    def limited(leave_out: str | None, searched: Any = matches) -> Any:
         kept = [f for f in (years, *(q for key, q in selections.items() if key != leave_out)) if f is not None]
-        return engine.filtered(text, kept)
+        return engine.filtered(searched, kept)
 
     # A facet's counts: the search and the *other* facets' selections; facets that select nothing share one count.
     facets = []
@@ -670,7 +679,7 @@ def search_in_engine(
                 counts[code] = count
         facets.append(_facet(index, key, label, counts, query.selected(key)))
     start = (query.page - 1) * PAGE_SIZE
-    total, positions = records.page(limited(None), query.effective_sort, start, start + PAGE_SIZE)
+    total, positions = records.page(limited(None, text), query.effective_sort, start, start + PAGE_SIZE)
     page_count = max(1, -(-total // PAGE_SIZE))
     if query.page > page_count:
         raise PageOutOfRange(query.page, page_count)

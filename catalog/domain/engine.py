@@ -19,7 +19,10 @@ temporary one) and opened read-only by every process that searches them.
 * **Typos.** A word whose indexed form has :data:`FUZZY_MIN_LETTERS` letters
   or more also matches the words one edit away (insertion, deletion,
   substitution or transposition of two neighbours), with a constant score far
-  below an exact match's, so that exact matches rank first.
+  below an exact match's, so that exact matches rank first. Identifiers (a
+  record's pid) match as written only: their own field, :data:`IDENTIFIER`,
+  where a near word would be another identifier (and a million random ones make
+  the typo search of a text field several times dearer).
 * **Truncation.** ``word*`` (three letters or more) also matches every word
   that starts so, scored as a typo is: below exact matches.
 * **Syntax** (:func:`parse`): ``"a phrase"``, ``-word`` and ``-"phrase"``,
@@ -58,7 +61,7 @@ from catalog.domain.values import stored_list, stored_strings
 logger = logging.getLogger("catalog.domain.engine")
 
 # Bump when the analysis, the fields or what goes into them change: an index of another format is rebuilt.
-FORMAT = 3
+FORMAT = 4
 STEMMERS = {"de": "german", "fr": "french", "it": "italian", "en": "english"}
 LANGUAGES = tuple(STEMMERS)
 DEFAULT_LANGUAGE = "en"  # untagged text, and languages without a stemmer here
@@ -227,6 +230,8 @@ BROWSE = Kind("browse", {"name": 3.0, "body": 1.0}, "name")
 BROWSE_KINDS = ("persons", "organizations", "clusters", "collections")
 RECORDS = Kind("records", {"label": 2.0, "body": 1.0}, "label", RECORD_NUMBERS)
 CREATOR_WEIGHT = 1.5
+IDENTIFIER = "identifier"  # an item's identifiers, folded and matched exactly (never a near word), weighted as a body
+IDENTIFIER_WEIGHT = 1.0
 
 
 @dataclass
@@ -236,6 +241,7 @@ class Document:
     position: int
     texts: list[tuple[str, str | None, str]] = field(default_factory=list)  # (group, language tag, text)
     creators: list[str] = field(default_factory=list)
+    identifiers: list[str] = field(default_factory=list)
     years: tuple[int, int] | None = None
     numbers: dict[str, int] = field(default_factory=dict)  # the kind's numbers this item has
 
@@ -244,6 +250,8 @@ class Document:
         if isinstance(value, str):  # the common case first: this runs for every text of every record
             if value.strip() and value not in PLACEHOLDERS:
                 self.texts.append((group, None, value))
+        elif value is None:  # a field the item does not have
+            return
         elif isinstance(value, list | tuple):
             for item in value:
                 self.add(group, item)
@@ -267,6 +275,7 @@ def schema_of(kind: Kind) -> tantivy.Schema:
         for language in LANGUAGES:
             builder.add_text_field(_field(group, language), tokenizer_name=f"svc_{language}")
     builder.add_text_field("creator", tokenizer_name=f"svc_{NAMES}")
+    builder.add_text_field(IDENTIFIER, tokenizer_name=f"svc_{NAMES}")
     builder.add_unsigned_field("position", indexed=True, fast=True)
     builder.add_unsigned_field("year_from", indexed=True, fast=True)
     builder.add_unsigned_field("year_to", indexed=True, fast=True)
@@ -305,6 +314,8 @@ def write_index(
             doc.add_text(name, text)
         for name in document.creators:
             doc.add_text("creator", name)
+        for identifier in document.identifiers:
+            doc.add_text(IDENTIFIER, identifier)
         doc.add_unsigned("position", document.position)
         if document.years is not None:
             doc.add_unsigned("year_from", max(0, document.years[0]))
@@ -327,28 +338,47 @@ def _term_query(schema: tantivy.Schema, name: str, tokens: Sequence[str]) -> tan
     return tantivy.Query.phrase_query(schema, name, list(tokens))
 
 
-def _text_query(schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool) -> tantivy.Query | None:
-    """One word or phrase over its fields: the best field's BM25 score, plus a small constant for a near word."""
+def _text_query(
+    schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool, scored: bool = True
+) -> tantivy.Query | None:
+    """One word or phrase over its fields: the best field's BM25 score, plus a small constant for a near word.
+
+    Not ``scored``: the same matches, unscored, in fewer clauses (what facets count): per field the near word's
+    query alone where there is one, as a word is within one edit of itself.
+    """
     targets: list[tuple[str, str, float]] = []  # (field, analysis, weight)
     if term.field != "creator":
         groups = [kind.title_group] if term.field == "title" else list(kind.groups)
         targets += [(_field(g, lang), lang, kind.groups[g]) for g in groups for lang in LANGUAGES]
     if term.field in (None, "creator"):
         targets.append(("creator", NAMES, CREATOR_WEIGHT))
-    exact, near = [], []
+    if term.field is None:
+        targets.append((IDENTIFIER, NAMES, IDENTIFIER_WEIGHT))
+    exact, near, matched = [], [], []
     for name, analysis, weight in targets:
         tokens = analysed(analysis, term.text)
         if not tokens:
             continue
-        exact.append(tantivy.Query.boost_query(_term_query(schema, name, tokens), weight))
-        if fuzzy and not term.phrase and len(tokens) == 1 and len(tokens[0]) >= FUZZY_MIN_LETTERS:
-            typo = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
-            near.append(tantivy.Query.boost_query(typo, weight * FUZZY_WEIGHT))
+        word = _term_query(schema, name, tokens)
+        exact.append(tantivy.Query.boost_query(word, weight))
+        if (
+            fuzzy
+            and name != IDENTIFIER
+            and not term.phrase
+            and len(tokens) == 1
+            and len(tokens[0]) >= FUZZY_MIN_LETTERS
+        ):
+            word = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
+            near.append(tantivy.Query.boost_query(word, weight * FUZZY_WEIGHT))
+        matched.append(word)
         if term.truncated is not None:  # every word that starts so, scored as a typo is
             start = tantivy.Query.regex_query(schema, name, f"{term.truncated}.*")
             near.append(tantivy.Query.boost_query(start, weight * FUZZY_WEIGHT))
+            matched.append(start)
     if not exact:
         return None
+    if not scored:
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in matched])
     best = tantivy.Query.disjunction_max_query(exact)
     if not near:
         return best
@@ -368,13 +398,13 @@ def _year_query(schema: tantivy.Schema, years: tuple[int, int]) -> tantivy.Query
     )
 
 
-def engine_query(schema: tantivy.Schema, kind: Kind, query: Query) -> tantivy.Query | None:
-    """The tantivy query of a parsed query (None: it asks for nothing)."""
+def engine_query(schema: tantivy.Schema, kind: Kind, query: Query, scored: bool = True) -> tantivy.Query | None:
+    """The tantivy query of a parsed query (None: it asks for nothing); not ``scored``: its matches, unscored."""
 
     def one(term: Term, fuzzy: bool) -> tantivy.Query | None:
         if term.years is not None:
             return _year_query(schema, term.years)
-        return _text_query(schema, kind, term, fuzzy)
+        return _text_query(schema, kind, term, fuzzy, scored)
 
     clauses = []
     for group in query.groups:
@@ -459,9 +489,10 @@ class EngineIndex:
         positions = np.array(searcher.fast_field_values("position", [address for _, address in found]), dtype=np.int64)
         return positions, scores
 
-    def matching(self, query: Query) -> tantivy.Query | None:
-        """The tantivy query of ``query`` on this index (None: it asks for nothing)."""
-        return engine_query(self.schema, self.kind, query)
+    def matching(self, query: Query, scored: bool = True) -> tantivy.Query | None:
+        """The tantivy query of ``query`` on this index (None: it asks for nothing); not ``scored``: its matches,
+        unscored (quicker to count)."""
+        return engine_query(self.schema, self.kind, query, scored)
 
     def among(self, name: str, values: Iterable[int]) -> tantivy.Query:
         """The items whose number ``name`` is one of ``values`` (none: no item)."""
@@ -570,7 +601,7 @@ def record_document(record: Mapping[str, Any], pid: str, position: int) -> Docum
     document.add("label", record.get("label"))
     for name in RECORD_BODY_FIELDS:
         document.add("body", record.get(name))
-    document.add("body", pid.rpartition("/")[2])
+    document.identifiers.append(pid.rpartition("/")[2])
     document.creators = record_creators(record)
     year = record_year(record)
     if year is not None:
@@ -599,24 +630,33 @@ def _record_documents(catalog: Catalog, numbered: bool) -> Iterator[Document]:
         return
     assert record_layout is not None
     index = record_layout(catalog)
-    years = [int(value) if value.isdigit() else None for value in index.values["year"]]
-    codes = [(f"facet.{key}", index.codes[key]) for key in FACET_FIELDS]
-    year_codes = index.codes["year"]
-    ranks = [(f"rank.{sort}", index.ranks[sort]) for sort in ("label", "oldest", "newest")]
-    projects = np.searchsorted(index.offsets, index.by_label, side="right") - 1
-    for position, project in zip(index.by_label.tolist(), projects.tolist(), strict=True):
-        _key, table = tables[project]
-        local = position - int(index.offsets[project])
-        document = record_document(table.record(local), table.pids[local], position)
-        numbers = document.numbers
-        for name, array in codes:
-            if (code := int(array[position])) >= 0:
-                numbers[name] = code
-        if (code := int(year_codes[position])) >= 0 and (year := years[code]) is not None:
-            numbers["facet.year_shown"] = year
-        for name, array in ranks:
-            numbers[name] = int(array[position])
-        yield document
+    for begin in range(0, len(index.by_label), _CHUNK):
+        positions = index.by_label[begin : begin + _CHUNK]
+        projects = np.searchsorted(index.offsets, positions, side="right") - 1
+        places = (positions - index.offsets[projects]).tolist()
+        rows = zip(positions.tolist(), projects.tolist(), places, _record_numbers(index, positions), strict=True)
+        for position, project, local, numbers in rows:
+            _key, table = tables[project]
+            document = record_document(table.record(local), table.pids[local], position)
+            document.numbers = numbers
+            yield document
+
+
+_CHUNK = 1 << 16  # records whose numbers are read out of the layout's arrays at a time
+
+
+def _record_numbers(index: RecordLayout, positions: np.ndarray) -> list[dict[str, int]]:
+    """The facet codes, year and ranks of the records at ``positions``: a value's number, absent when it has none.
+
+    Read column by column out of the arrays (one NumPy gather each), not record by record.
+    """
+    years = np.array([*(int(v) if v.isdigit() else -1 for v in index.values["year"]), -1], dtype=np.int64)
+    columns = [(f"facet.{key}", index.codes[key][positions]) for key in FACET_FIELDS]
+    columns.append(("facet.year_shown", years[index.codes["year"][positions]]))  # code -1: the last, no year
+    columns += [(f"rank.{sort}", index.ranks[sort][positions]) for sort in ("label", "oldest", "newest")]
+    names = [name for name, _ in columns]
+    rows = zip(*(values.tolist() for _, values in columns), strict=True)
+    return [{name: value for name, value in zip(names, row, strict=True) if value >= 0} for row in rows]
 
 
 class RecordLayout(Protocol):

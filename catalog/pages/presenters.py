@@ -311,12 +311,14 @@ def record_rows_of_projects(
 ) -> tuple[RecordRow, ...]:
     """The rows of a search across all records: each names its project."""
     rows = []
+    named: dict[str, EntityRef] = {}  # a page's hits come from few projects: each one's link made once
     for key, index in hits:
         table = catalog.records[key]
-        project = catalog.get_project(table.shortcode)
-        name = (project.name if project else None) or table.shortcode
-        row = _record_row(table, index, values, marker)
-        rows.append(replace(row, project=EntityRef(name, page_links.project(table.shortcode))))
+        if (reference := named.get(table.shortcode)) is None:
+            project = catalog.get_project(table.shortcode)
+            name = (project.name if project else None) or table.shortcode
+            reference = named[table.shortcode] = EntityRef(name, page_links.project(table.shortcode))
+        rows.append(replace(_record_row(table, index, values, marker), project=reference))
     return tuple(rows)
 
 

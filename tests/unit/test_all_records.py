@@ -141,6 +141,10 @@ def test_facets_count_with_the_search_and_the_other_selections(catalog, index, s
     assert facets["project"] == {"0AA1": (1, False), "0AA2": (1, False)}
     assert facets["licence"] == {"https://creativecommons.org/licenses/by/4.0/": (1, False)}
     assert facets["year"] == {"2021": (1, False), "2024": (1, False)}
+    # A selection the search does not reach stays listed (count 0), after the values with records.
+    nothing = search_all_records(index, query(q="portrait", project="0AA1"))
+    shown = [(v.value, v.count, v.selected) for v in next(f for f in nothing.facets if f.key == "project").values]
+    assert nothing.total == 0 and shown == [("0AA2", 1, False), ("0AA1", 0, True)]
 
 
 def test_one_licence_is_one_value_however_its_uri_is_written(index):
@@ -292,6 +296,7 @@ def test_an_index_out_of_label_order_is_found_out(tmp_path, ranks, ordered):
         {"q": "map OR photograph", "sort": "label-desc", "page": "2"},
         {"q": "photogarph"},
         {"q": "holzscnitt", "sort": "newest"},
+        {"q": "regist* OR phot*", "page": "2"},
         {"q": '"register entry"', "sort": "oldest"},
         {"q": "folio -5r", "sort": "identifier", "page": "2"},
         {"q": "-folio", "sort": "label"},

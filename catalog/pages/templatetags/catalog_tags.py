@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import html
 import re
+from collections.abc import Iterable
 
 from django import template
 from django.utils import formats, translation
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from catalog.domain.search import FacetResult, FacetValue
 from catalog.domain.values import Link, language_name
 from catalog.pages import languages, vocabulary
+from catalog.pages.presenters import RecordRow
 
 register = template.Library()
 
@@ -52,10 +56,21 @@ def number(value: object) -> str:
 
     English keeps its plain digits (4198), as it showed them before the other languages came.
     """
-    language = translation.get_language() or languages.DEFAULT
-    if not isinstance(value, int) or language == languages.DEFAULT:
-        return str(value)
-    return formats.number_format(value, force_grouping=True)
+    return _number(value, _grouped())
+
+
+def _grouped() -> bool:
+    """Whether the interface language groups a count's digits (:func:`number`)."""
+    return (translation.get_language() or languages.DEFAULT) != languages.DEFAULT
+
+
+def _number(value: object, grouped: bool) -> str:
+    return formats.number_format(value, force_grouping=True) if grouped and isinstance(value, int) else str(value)
+
+
+def _escape(value: str) -> str:
+    """``conditional_escape``, quicker for the plain strings that make most of a listing (same bytes)."""
+    return html.escape(value) if type(value) is str else conditional_escape(value)
 
 
 @register.filter
@@ -78,3 +93,77 @@ def translated(value: object) -> str:
 def type_of_data(value: object) -> str:
     """A type of data in the interface language when the catalogues know it, else as stored."""
     return vocabulary.type_of_data_label(str(value)) or ""
+
+
+def facet_value_label(key: str, value: FacetValue) -> str:
+    """What a listing shows for a facet's value: a language's name, a status or access translated, a type of data
+    the catalogues know in the interface language, else its label as stored."""
+    if key == "language":
+        return language_label(value.value)
+    if key in ("status", "access"):
+        return translated(value.label)
+    if key == "type":
+        return type_of_data(value.label)
+    return value.label
+
+
+SHOWN_VALUES = 8  # a facet's first values; the rest behind "Show N more"
+
+
+@register.simple_tag
+def facet_values(facet: FacetResult, form: str) -> SafeString:
+    """A facet's values as checkboxes of the form ``form``, the first :data:`SHOWN_VALUES` in view.
+
+    Written out here, not by a template loop: a listing's facets hold hundreds of values (a project each at a
+    million records, thousands at ten million), and Django's template engine spends some 40 µs on each.
+    """
+    key, form, grouped = _escape(facet.key), _escape(form), _grouped()
+    parts = ["<ul>\n"]
+    for place, value in enumerate(facet.values, 1):
+        if place == SHOWN_VALUES + 1:
+            more = translation.gettext("Show %(count)s more") % {"count": len(facet.values) - SHOWN_VALUES}
+            opened = " open" if facet.selected_count else ""
+            parts.append(f'</ul>\n<details class="more-values"{opened}><summary>{more}</summary>\n<ul>\n')
+        checked = " checked" if value.selected else ""
+        label = _escape(facet_value_label(facet.key, value))
+        parts.append(
+            f'<li><input type="checkbox" form="{form}" data-autosubmit id="f-{key}-{place}" '
+            f'name="{key}" value="{_escape(value.value)}"{checked}> <label for="f-{key}-{place}">{label} '
+            f'<span class="count">({_escape(_number(value.count, grouped))})</span></label></li>\n'
+        )
+    parts.append("</ul>\n</details>" if len(facet.values) > SHOWN_VALUES else "</ul>")
+    return mark_safe("".join(parts))
+
+
+def _marked(parts: Iterable[tuple[str, bool]]) -> str:
+    """Text pieces, escaped, those the search matched in ``<mark>``."""
+    return "".join(f"<mark>{_escape(text)}</mark>" if hit else _escape(text) for text, hit in parts)
+
+
+@register.simple_tag
+def record_rows(rows: Iterable[RecordRow], show_project: object = False, show_identifier: object = False) -> SafeString:
+    """The rows of a table of records (``_record_table.html``): label and snippet with their marks, the project,
+    the identifier, type and date.
+
+    Written out here, not by a template loop, for the reason of :func:`facet_values`: a records page lists 50.
+    """
+    project_label, identifier_label, type_label, published_label = (
+        conditional_escape(translation.gettext(text)) for text in ("Project", "Identifier", "Type", "Published")
+    )
+    escape = _escape
+    lines = []
+    for row in rows:
+        label = _marked(row.label_parts) if row.label_parts else escape(row.label)
+        cells = [f'<tr><td><a href="{escape(row.url)}">{label}</a>']
+        if row.snippet_parts:
+            cells.append(f'<p class="snippet">{_marked(row.snippet_parts)}</p>')
+        cells.append("</td>")
+        if show_project:
+            url, name = (row.project.url, row.project.name) if row.project is not None else ("", "")
+            cells.append(f'<td data-label="{project_label}"><a href="{escape(url)}">{escape(name)}</a></td>')
+        if show_identifier:
+            cells.append(f'<td class="identifier" data-label="{identifier_label}">{escape(row.identifier)}</td>')
+        cells.append(f'<td data-label="{type_label}">{escape(row.type_of_data or "")}</td>')
+        cells.append(f'<td class="date" data-label="{published_label}">{escape(row.date or "")}</td></tr>\n')
+        lines.append("".join(cells))
+    return mark_safe("".join(lines))
