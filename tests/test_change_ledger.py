@@ -30,6 +30,7 @@ import pytest
 from lxml import etree, html
 from sickle import Sickle
 
+from catalog.domain import engine
 from catalog.domain.ledger import LEDGER_PATH, iter_entries
 from catalog.domain.loader import load_catalog
 from catalog.domain.snapshot import READER_NAME
@@ -351,12 +352,12 @@ def _wait_for_readers(stamp: subprocess.Popen, records_dir: Path | None = None) 
         time.sleep(0.01)
 
 
-def _readers_of(stamp_pid: int) -> list[int]:
-    """The stamp's reading processes: its children that bear the reader's name (/proc/<pid>/comm)."""
+def _readers_of(stamp_pid: int, name: bytes = READER_NAME) -> list[int]:
+    """The stamp's reading processes: its children that bear the reader's name (/proc/<pid>/comm), or ``name``."""
     found = []
     for child in _children(stamp_pid):
         with contextlib.suppress(OSError):  # ended meanwhile
-            if Path(f"/proc/{child}/comm").read_bytes().strip() == READER_NAME:
+            if Path(f"/proc/{child}/comm").read_bytes().strip() == name:
                 found.append(child)
     return found
 
@@ -413,6 +414,40 @@ def test_a_stamp_whose_reading_process_is_killed_exits_2_with_one_line(tmp_path:
     assert line.startswith("svc stamp: a process reading the records ended before it was done, at project ")
     assert line.endswith("; the ledger is unchanged")
     assert not (data_dir / LEDGER_PATH).exists()
+
+
+@pytest.mark.slow
+def test_a_stamp_whose_index_process_is_killed_says_the_release_is_stamped_and_the_next_writes_the_index(
+    tmp_path: Path,
+) -> None:
+    """The processes that make the search index's documents come after the ledger: the release is stamped then."""
+    data_dir = tmp_path / "data"
+    make_corpus(data_dir, 40_000)
+    stamp = _start_stamp(data_dir)
+    try:
+        deadline = time.monotonic() + 300
+        while not (indexers := _readers_of(stamp.pid, engine.INDEXER_NAME)):
+            assert stamp.poll() is None, "the stamp ended before a process was seen making the index's documents"
+            assert time.monotonic() < deadline, "no process made the index's documents within 300 s"
+            time.sleep(0.005)
+        os.kill(indexers[0], signal.SIGKILL)
+        stdout, stderr = stamp.communicate(timeout=120)
+    finally:
+        stamp.kill()
+    assert stamp.returncode == 2
+    stamped = re.match(r"added (\d+), changed 0, deleted 0, unchanged 0; served from ", stdout)
+    assert stamped is not None, stdout
+    assert stderr.splitlines() == [
+        "svc stamp: the search index was not written: a process making the search index's documents ended before "
+        f"its chunk; the release is stamped, and `svc stamp {data_dir}` again writes the search index"
+    ]
+    assert (data_dir / LEDGER_PATH).is_file()
+    assert "there is no search index" in str(engine.unusable(engine.index_directory(data_dir), load_catalog(data_dir)))
+
+    result = run_svc("stamp", str(data_dir), "--activate-in", "0", timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"added 0, changed 0, deleted 0, unchanged {stamped[1]}")
+    assert engine.unusable(engine.index_directory(data_dir), load_catalog(data_dir)) is None
 
 
 @pytest.mark.slow  # a stamp of 40,000 records after the killed one: tens of seconds of CPU

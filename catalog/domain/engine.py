@@ -44,7 +44,10 @@ import shutil
 import tempfile
 import threading
 import zlib
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -56,6 +59,7 @@ import tantivy
 from catalog.domain.memo import memo_for
 from catalog.domain.model import PLACEHOLDERS, Catalog, Project, is_placeholder, language_items
 from catalog.domain.roles import creator_attributions
+from catalog.domain.stamp_processes import ProcessLost, forked_pool
 from catalog.domain.values import stored_list, stored_strings
 
 logger = logging.getLogger("catalog.domain.engine")
@@ -269,6 +273,39 @@ def _field(group: str, language: str) -> str:
     return f"{group}_{language}"
 
 
+@lru_cache(maxsize=1024)
+def _text_field(group: str, tag: str | None) -> str:
+    """The field a text of ``group`` in language ``tag`` goes into."""
+    return _field(group, language_of(tag))
+
+
+def document_json(document: Document) -> str:
+    """``document`` as tantivy reads it (``IndexWriter.add_json``): each text in the field of its group and language.
+
+    A string, so that processes other than the writer's can make it.
+    """
+    fields: dict[str, Any] = {}
+    for group, language, text in document.texts:
+        name = _text_field(group, language)
+        texts = fields.get(name)
+        if texts is None:
+            fields[name] = [text]
+        else:
+            texts.append(text)
+    if document.creators:
+        fields["creator"] = document.creators
+    if document.identifiers:
+        fields[IDENTIFIER] = document.identifiers
+    fields["position"] = document.position
+    if document.years is not None:
+        fields["year_from"], fields["year_to"] = max(0, document.years[0]), max(0, document.years[1])
+    fields.update(document.numbers)
+    return _JSON.encode(fields)
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # made once: json.dumps makes one per call
+
+
 def schema_of(kind: Kind) -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     for group in kind.groups:
@@ -299,30 +336,18 @@ def write_index(
     directory: Path, kind: Kind, documents: Iterable[Document], segment_documents: int | None = None
 ) -> int:
     """Index ``documents`` into a new index in ``directory`` (created); returns how many segments it has."""
+    return _write_json(directory, kind, map(document_json, documents), segment_documents)
+
+
+def _write_json(directory: Path, kind: Kind, documents: Iterable[str], segment_documents: int | None = None) -> int:
+    """:func:`write_index` of documents made already (:func:`document_json`)."""
     directory.mkdir(parents=True, exist_ok=True)
     index = tantivy.Index(schema_of(kind), path=str(directory), reuse=False)
     _register(index)
     writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
     count = 0
-    fields: dict[tuple[str, str | None], str] = {}  # (group, language tag) -> its field, looked up once
     for document in documents:
-        doc = tantivy.Document()
-        for group, language, text in document.texts:
-            name = fields.get((group, language))
-            if name is None:
-                name = fields[group, language] = _field(group, language_of(language))
-            doc.add_text(name, text)
-        for name in document.creators:
-            doc.add_text("creator", name)
-        for identifier in document.identifiers:
-            doc.add_text(IDENTIFIER, identifier)
-        doc.add_unsigned("position", document.position)
-        if document.years is not None:
-            doc.add_unsigned("year_from", max(0, document.years[0]))
-            doc.add_unsigned("year_to", max(0, document.years[1]))
-        for name, value in document.numbers.items():
-            doc.add_unsigned(name, value)
-        writer.add_document(doc)
+        writer.add_json(document)
         count += 1
         if segment_documents and count % segment_documents == 0:  # a segment of that many (tests)
             writer.commit()
@@ -614,35 +639,94 @@ def record_tables(catalog: Catalog) -> list[tuple[str, Any]]:
     return [(p.key, table) for p in catalog.projects if (table := catalog.records.get(p.key)) is not None]
 
 
-def _record_documents(catalog: Catalog, numbered: bool) -> Iterator[Document]:
-    """Every record's document; ``numbered``: in the all-records label order, with its facet codes and ranks.
+def _record_documents(catalog: Catalog, numbered: bool, begin: int = 0, stop: int | None = None) -> Iterator[Document]:
+    """The records' documents from ``begin`` to ``stop`` in the index's order (all by default).
 
-    In label order, tantivy's own order of equal scores (the earlier document first, in one segment) is the
-    label order that breaks ties of relevance everywhere else.
+    ``numbered``: in the all-records label order, with its facet codes and ranks. In label order, tantivy's own
+    order of equal scores (the earlier document first, in one segment) is the label order that breaks ties of
+    relevance everywhere else. Else in the order of :func:`record_tables`.
     """
     tables = record_tables(catalog)
-    if not numbered:
-        position = 0
-        for _key, table in tables:
-            for local in range(len(table)):
-                yield record_document(table.record(local), table.pids[local], position + local)
-            position += len(table)
-        return
-    assert record_layout is not None
-    index = record_layout(catalog)
-    for begin in range(0, len(index.by_label), _CHUNK):
-        positions = index.by_label[begin : begin + _CHUNK]
-        projects = np.searchsorted(index.offsets, positions, side="right") - 1
-        places = (positions - index.offsets[projects]).tolist()
-        rows = zip(positions.tolist(), projects.tolist(), places, _record_numbers(index, positions), strict=True)
-        for position, project, local, numbers in rows:
-            _key, table = tables[project]
+    offsets = np.cumsum([0, *(len(table) for _, table in tables)], dtype=np.int64)
+    layout = None
+    if numbered:
+        assert record_layout is not None
+        layout = record_layout(catalog)
+    stop = int(offsets[-1]) if stop is None else stop
+    for start in range(begin, stop, _CHUNK):
+        end = min(stop, start + _CHUNK)
+        positions = layout.by_label[start:end] if layout is not None else np.arange(start, end, dtype=np.int64)
+        projects = np.searchsorted(offsets, positions, side="right") - 1
+        places = (positions - offsets[projects]).tolist()
+        numbers = _record_numbers(layout, positions) if layout is not None else [None] * len(places)
+        rows = zip(positions.tolist(), projects.tolist(), places, numbers, strict=True)
+        for position, project, local, its_numbers in rows:
+            table = tables[project][1]
             document = record_document(table.record(local), table.pids[local], position)
-            document.numbers = numbers
+            if its_numbers is not None:
+                document.numbers = its_numbers
             yield document
 
 
 _CHUNK = 1 << 16  # records whose numbers are read out of the layout's arrays at a time
+
+
+# The name of a process making the records' documents (/proc/<pid>/comm).
+INDEXER_NAME = b"svc-stamp-index"
+
+
+class _RecordsInProcesses:
+    """The records' documents (:func:`document_json`) made by ``processes`` forked processes, a chunk each, in order.
+
+    Making a document (its record's JSON read, its texts gathered, its JSON written) is most of what an index
+    costs in Python; tantivy's writer indexes them on a thread of its own. On one thread, the documents came
+    no faster than tantivy took them. The processes are forked when this is made: before any tantivy writer
+    runs threads in this process.
+    """
+
+    DOCUMENTS = 1 << 13  # a process's chunk: the pipe carries it as one message
+    AHEAD = 2  # chunks asked for per process ahead of the one being indexed: a bounded memory
+
+    def __init__(self, catalog: Catalog, numbered: bool, processes: int) -> None:
+        self.total = sum(len(table) for _, table in record_tables(catalog))
+        self._pool = forked_pool(processes, INDEXER_NAME, _start_indexer, (catalog, numbered))
+        self._chunks = iter(range(0, self.total, self.DOCUMENTS))
+        self._pending: deque[Future[list[str]]] = deque()
+        for _ in range(processes * self.AHEAD):
+            self._ask()
+
+    def _ask(self) -> None:
+        begin = next(self._chunks, None)
+        if begin is not None:
+            self._pending.append(self._pool.submit(_indexed_chunk, begin, min(self.total, begin + self.DOCUMENTS)))
+
+    def __iter__(self) -> Iterator[str]:
+        try:
+            while self._pending:
+                try:
+                    documents = self._pending.popleft().result()
+                except BrokenProcessPool:
+                    raise ProcessLost("a process making the search index's documents ended before its chunk") from None
+                self._ask()
+                yield from documents
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+# The catalogue of this process and whether its documents are numbered, when it is one of a
+# _RecordsInProcesses's (set as it starts).
+_indexer_catalog: tuple[Catalog, bool] | None = None
+
+
+def _start_indexer(catalog: Catalog, numbered: bool) -> None:
+    global _indexer_catalog
+    _indexer_catalog = (catalog, numbered)
+
+
+def _indexed_chunk(begin: int, stop: int) -> list[str]:
+    assert _indexer_catalog is not None  # set as the process started
+    catalog, numbered = _indexer_catalog
+    return [document_json(document) for document in _record_documents(catalog, numbered, begin, stop)]
 
 
 def _record_numbers(index: RecordLayout, positions: np.ndarray) -> list[dict[str, int]]:
@@ -728,17 +812,29 @@ def in_label_order(directory: Path) -> bool:
         return False
 
 
-def build_indexes(catalog: Catalog, directory: Path, data_version: str, segment_documents: int | None = None) -> None:
+def build_indexes(
+    catalog: Catalog,
+    directory: Path,
+    data_version: str,
+    segment_documents: int | None = None,
+    processes: int = 1,
+) -> None:
     """Write the projects' and the records' indexes of ``catalog`` into ``directory``, with what they describe.
 
     The meta's ``ordered`` says that the records' index holds every record's facet codes and ranks, in label order
     in one segment: the all-records search then counts, orders and pages inside tantivy
     (:meth:`SearchEngine.ordered`); else it reads every match out (slower with many matches, same results).
+    ``processes`` above one: the records' documents are made by that many forked processes (``svc stamp``).
     """
+    numbered = _numbered(catalog)
+    records: Iterable[str]
+    if processes > 1:  # forked first, before any tantivy writer's threads
+        records = _RecordsInProcesses(catalog, numbered, processes)
+    else:
+        records = map(document_json, _record_documents(catalog, numbered))
     projects = (project_document(catalog, p, position) for position, p in enumerate(catalog.projects))
     write_index(directory / "projects", PROJECTS, projects)
-    numbered = _numbered(catalog)
-    write_index(directory / "records", RECORDS, _record_documents(catalog, numbered), segment_documents)
+    _write_json(directory / "records", RECORDS, records, segment_documents)
     if browse_documents is None:  # set by catalog.domain.browse when imported (it imports this module: not above)
         importlib.import_module("catalog.domain.browse")
     assert browse_documents is not None
@@ -980,13 +1076,14 @@ def _checksums(directory: Path) -> dict[str, str]:
     return sums
 
 
-def write_stamped(catalog: Catalog, data_dir: str | os.PathLike[str]) -> Path:
+def write_stamped(catalog: Catalog, data_dir: str | os.PathLike[str], processes: int = 1) -> Path:
     """Write the search index of ``catalog`` beside its snapshot (``.svc/search``), replacing the old one atomically.
 
     The index is written into a new directory, checksummed, and the link
     ``.svc/search`` is then replaced by one to it in one rename: a server
     starting meanwhile opens the old index or the new one, never half of one.
-    An index that already matches the data (a stamp of unchanged data) is kept.
+    An index that already matches the data (a stamp of unchanged data) is kept. ``processes``: as
+    :func:`build_indexes`.
     """
     root = Path(data_dir)
     link = index_directory(root)
@@ -995,7 +1092,7 @@ def write_stamped(catalog: Catalog, data_dir: str | os.PathLike[str]) -> Path:
     link.parent.mkdir(parents=True, exist_ok=True)
     target = Path(tempfile.mkdtemp(prefix="search-", dir=link.parent))
     try:
-        build_indexes(catalog, target, catalog.data_version)
+        build_indexes(catalog, target, catalog.data_version, processes=processes)
         os.chmod(target, 0o755)
         temporary_link = link.parent / f".{target.name}.link"
         os.symlink(target.name, temporary_link)

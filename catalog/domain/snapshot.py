@@ -33,23 +33,19 @@ views on it.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import dataclasses
 import io
 import json
 import logging
 import mmap
-import multiprocessing
 import os
-import signal
 import struct
 import tempfile
 import zlib
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from types import MappingProxyType
@@ -57,7 +53,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from catalog.domain import dates, ledger
+from catalog.domain import dates, ledger, stamp_processes
 from catalog.domain.all_records import (
     AllRecordsIndex,
     RecordsWithIndex,
@@ -79,6 +75,7 @@ from catalog.domain.loader import (
 from catalog.domain.model import Catalog, Project, RecordTable, _Strings
 from catalog.domain.progress import Progress, SharedCounts
 from catalog.domain.record_search import IndexedRecordTable, ProjectRecordIndex, build_record_indexes
+from catalog.domain.stamp_processes import ProcessLost, forked_pool
 from catalog.domain.version import svc_version
 
 logger = logging.getLogger("catalog.domain.snapshot")
@@ -103,10 +100,6 @@ _ARRAY_SECTIONS = {
     "by_label": "<i4",
     "by_date": "<i4",
 }
-
-
-class ProcessLost(Exception):
-    """One of the snapshot writer's processes ended before its work was done: nothing is written."""
 
 
 class SnapshotUnusable(Exception):
@@ -270,7 +263,7 @@ class SnapshotWriter:
     other goes on with the next ones.
     """
 
-    PROCESSES = 2
+    PROCESSES = stamp_processes.PROCESSES
     # Records files read ahead of the caller, in bytes of JSON: as much again in part files on disk, and a tenth in
     # memory (each record's source and fingerprint). Enough that while the caller waits for a large project, the other
     # process goes on (256 MiB left one process idle a sixth of the time at ten million records).
@@ -296,14 +289,10 @@ class SnapshotWriter:
         self._parts = tempfile.TemporaryDirectory(
             prefix=".parts-", dir=self.out.path.parent, ignore_cleanup_errors=True
         )
-        # Forked (at the first project): the processes have ``work`` and all it holds without pickling it.
-        # An executor rather than a Pool: a process killed mid-project (out of memory) breaks it, where a Pool
-        # would wait for that project for ever.
-        self._pool = ProcessPoolExecutor(
-            self.PROCESSES,
-            multiprocessing.get_context("fork"),
-            initializer=_start_reader,
-            initargs=(work, progress.counts if progress else None, os.getpid()),
+        # Forked at the first project (the processes have ``work`` and all it holds without pickling it), and ended
+        # with the stamp: see catalog.domain.stamp_processes.
+        self._pool = forked_pool(
+            self.PROCESSES, READER_NAME, _start_reader, (work, progress.counts if progress else None)
         )
 
     def __enter__(self) -> SnapshotWriter:
@@ -414,32 +403,18 @@ def _lost(project: Project) -> ProcessLost:
 # The part file a process wrote a project's sections to, the records file's name and digest, the project's
 # all-records facets and its work's result.
 _Indexed = tuple[Path, str, bytes, TableFacets, Any]
-# The name of a writer's reading process (/proc/<pid>/comm), and the prctl(2) options that set it up.
+# The name of a writer's reading process (/proc/<pid>/comm).
 READER_NAME = b"svc-stamp-read"
-_PR_SET_PDEATHSIG, _PR_SET_NAME = 1, 15
 # The work of this process, when it is one of a writer's (set as it starts), and the progress it adds to.
 _process_work: RecordWork | None = None
 _process_counts: SharedCounts | None = None
 COUNTED_EVERY = 4096  # records between two additions to the progress counts
 
 
-def _start_reader(work: RecordWork, counts: SharedCounts | None, parent: int) -> None:
-    """Set up one of a writer's processes: its work, its name, and its end with the process that forked it.
-
-    Killed with the stamp (``kill -9``, the out-of-memory killer), a reading
-    process would otherwise read on for seconds, holding the stamp's lock
-    and writing part files nobody will read. On Linux the kernel sends it
-    SIGKILL when its parent ends (``PR_SET_PDEATHSIG``), and names it
-    ``svc-stamp-read`` (``PR_SET_NAME``: ``ps`` and tests tell it apart).
-    """
+def _start_reader(work: RecordWork, counts: SharedCounts | None) -> None:
+    """Set up one of a writer's processes: its work and the progress counts it adds to."""
     global _process_work, _process_counts
     _process_work, _process_counts = work, counts
-    with contextlib.suppress(OSError, AttributeError):  # not Linux: the reader ends when its pipe closes
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_NAME, READER_NAME, 0, 0, 0)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the parent ended before the request was made
-        os._exit(1)
 
 
 def _counting(size: int, records: int) -> Callable[[int], None]:

@@ -37,12 +37,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any, cast
 
-from catalog.domain import engine, ledger
+from catalog.domain import engine, ledger, stamp_processes
 from catalog.domain.ledger import Item, ProjectMeta, fingerprint
 from catalog.domain.loader import DataDirError, iter_record_tables, load_catalog, record_files
 from catalog.domain.model import Catalog, Project, RecordTable, to_json_bytes
 from catalog.domain.progress import Progress
-from catalog.domain.snapshot import ProcessLost, SnapshotPass, open_catalog, write_catalog_part
+from catalog.domain.snapshot import SnapshotPass, open_catalog, write_catalog_part
+from catalog.domain.stamp_processes import ProcessLost
 from catalog.formats import item_metadata
 from catalog.publishing.formats import FORMATS
 from catalog.publishing.oai_identifiers import fallback_year, project_local_ids, shared_pid_prefix
@@ -63,6 +64,17 @@ _RENDERERS = (
 
 class StampRefused(Exception):
     """The data directory (or its ledger) cannot be stamped; nothing was written."""
+
+
+class StampUnfinished(Exception):
+    """The release is stamped (its ledger and records written), but what is written after them was not.
+
+    ``what``: the part that was not written; ``reason``: why. The next stamp writes it.
+    """
+
+    def __init__(self, summary: ledger.Summary, what: str, reason: str) -> None:
+        super().__init__(f"{what}: {reason}")
+        self.summary, self.what, self.reason = summary, what, reason
 
 
 @cache
@@ -349,6 +361,29 @@ def _step(progress: Progress | None, what: str) -> None:
         progress.step(what)
 
 
+def _finish(
+    data_dir: str | os.PathLike[str],
+    catalog: Catalog,
+    snapshot: SnapshotPass,
+    summary: ledger.Summary,
+    progress: Progress | None,
+) -> None:
+    """What is written once the ledger is: the snapshot's catalogue part, then the search index.
+
+    Raises :class:`StampUnfinished` naming the part not written: the release itself is stamped by then.
+    """
+    what = "the snapshot's catalogue part"
+    try:  # what the snapshot keeps of the whole catalogue and the ledger just written
+        _step(progress, "writing the snapshot")
+        write_catalog_part(data_dir, catalog, snapshot.written)
+        # The search index, over the records just written (read back from the snapshot: no JSON parsed twice).
+        what = "the search index"
+        _step(progress, "building the search index")
+        engine.write_stamped(open_catalog(data_dir, announce=False), data_dir, processes=stamp_processes.PROCESSES)
+    except (ProcessLost, OSError) as error:
+        raise StampUnfinished(summary, what, str(error)) from None
+
+
 def stamp_release(
     data_dir: str | os.PathLike[str],
     site_url: str,
@@ -386,12 +421,8 @@ def stamp_release(
             tables = snapshot.tables(catalog.projects, lambda project: known.of(project.key))
         items = ledger_items(publication, tables)  # read (and counted) as the ledger is stamped
         summary = ledger.stamp(data_dir, items, now, dry_run=dry_run, activate_in=activate_in)
-        if snapshot is not None:  # what the snapshot keeps of the whole catalogue and the ledger just written
-            _step(progress, "writing the snapshot")
-            write_catalog_part(data_dir, catalog, snapshot.written)
-            # The search index, over the records just written (read back from the snapshot: no JSON parsed twice).
-            _step(progress, "building the search index")
-            engine.write_stamped(open_catalog(data_dir, announce=False), data_dir)
+        if snapshot is not None:
+            _finish(data_dir, catalog, snapshot, summary, progress)
         return summary
     except (DataDirError, ProcessLost) as error:
         raise StampRefused(str(error)) from None

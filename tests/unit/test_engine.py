@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import tantivy
 
 from catalog.domain import engine
 from catalog.domain.engine import Query, Term, parse
@@ -171,3 +172,32 @@ def test_a_stamped_index_is_used_only_while_it_matches_the_data(catalog, caplog)
     shutil.rmtree(data_dir / ".svc")
     assert "there is no search index" in str(engine.unusable(engine.index_directory(data_dir), catalog))
     assert not os.path.exists(rebuilt.directory) or rebuilt.directory.is_dir()
+
+
+def _index_contents(directory: Path) -> tuple[dict[str, object], list[list[object]]]:
+    """An index's meta but its files' checksums (tantivy names segments at random), and every document's numbers."""
+    meta = json.loads((directory / engine.META).read_text())
+    del meta["files"]
+    searcher = tantivy.Index.open(str(directory / "records")).searcher()
+    assert searcher.num_segments == 1
+    addresses = [tantivy.DocAddress(0, doc) for doc in range(searcher.num_docs)]
+    names = ("position", "year_from", *engine.RECORD_NUMBERS)
+    return meta, [searcher.fast_field_values(name, addresses) for name in names]
+
+
+def test_documents_made_by_forked_processes_make_the_same_index(tmp_path, monkeypatch):
+    """`svc stamp` has two processes make the records' documents, a chunk at a time: same index as one process's."""
+    from catalog.domain.all_records import all_records_index
+    from tests.render_digests import make_synthetic
+
+    corpus = load_catalog(make_synthetic(tmp_path / "data"))
+    all_records_index(corpus)
+    monkeypatch.setattr(engine._RecordsInProcesses, "DOCUMENTS", 150)  # 14 chunks, handed out to both in turn
+    engine.build_indexes(corpus, tmp_path / "one", corpus.data_version)
+    engine.build_indexes(corpus, tmp_path / "two", corpus.data_version, processes=2)
+    one, two = _index_contents(tmp_path / "one"), _index_contents(tmp_path / "two")
+    assert one[0]["ordered"] is True and one == two
+    searched = [engine.SearchEngine(tmp_path / name) for name in ("one", "two")]
+    for text in ("folio", "photogarph", '"register entry"', "map OR photograph -letter", "creator:muller"):
+        first, second = (search.record_scores(parse(text)) for search in searched)
+        assert first is not None and second is not None and first.tolist() == second.tolist()

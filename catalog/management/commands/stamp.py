@@ -21,7 +21,7 @@ from catalog.domain.ledger import iso_time
 from catalog.domain.loader import DataDirError, check_data_dir
 from catalog.domain.progress import Progress
 from catalog.domain.svc_dir import SVC_DIR, StampBusy, stamp_lock
-from catalog.publishing.changes import StampRefused, stamp_release
+from catalog.publishing.changes import StampRefused, StampUnfinished, stamp_release
 from catalog.publishing.oai_identifiers import site_url
 
 DEFAULT_ACTIVATE_IN = 300
@@ -92,9 +92,13 @@ class Command(BaseCommand):
         try:
             with contextlib.nullcontext() if dry_run else stamp_lock(data_dir):
                 origin = site_url(settings.SVC.oai_base_url)
-                summary = stamp_release(
-                    data_dir, origin, int(time.time()), activate_in=activate_in, dry_run=dry_run, progress=shown
-                )
+                unfinished: StampUnfinished | None = None
+                try:
+                    summary = stamp_release(
+                        data_dir, origin, int(time.time()), activate_in=activate_in, dry_run=dry_run, progress=shown
+                    )
+                except StampUnfinished as error:  # the release is stamped all the same
+                    summary, unfinished = error.summary, error
                 if accept_shrink and not dry_run:
                     accept_shrink_of(data_dir, summary.activation)
         except (StampRefused, StampBusy) as error:
@@ -110,6 +114,12 @@ class Command(BaseCommand):
         if accept_shrink and not dry_run:
             accepted = f"; withdrawals of the release of {iso_time(summary.activation)} accepted"
         self.stdout.write(f"{prefix}{summary}{activation}{accepted}")
+        if unfinished is not None:
+            self.stderr.write(
+                f"svc stamp: {unfinished.what} was not written: {unfinished.reason}; the release is stamped, "
+                f"and `svc stamp {data_dir}` again writes {unfinished.what}"
+            )
+            raise SystemExit(2)
 
     def _write_progress(self, text: str) -> None:
         self.stderr.write(text, style_func=str, ending="")
