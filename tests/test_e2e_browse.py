@@ -173,9 +173,8 @@ def test_print_leaves_out_the_navigation(browser: Browser, server):  # noqa: F81
         "/projects/0803",
     ],
 )
-def test_axe_finds_no_wcag_21_aa_violation_in_either_scheme(browser: Browser, server, path: str, scheme: str):  # noqa: F811
-    context = browser.new_context(color_scheme=scheme, **DESKTOP)
-    page = context.new_page()
+def test_axe_finds_no_wcag_21_aa_violation_in_either_scheme(tab, server, path: str, scheme: str):  # noqa: F811
+    page = tab(color_scheme=scheme, **DESKTOP)
     page.goto(server.base_url + path)
     assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") is (scheme == "dark")
     page.evaluate(Path(AXE).read_text())
@@ -186,5 +185,4 @@ def test_axe_finds_no_wcag_21_aa_violation_in_either_scheme(browser: Browser, se
     violations = [
         (violation["id"], [node["target"] for node in violation["nodes"]][:3]) for violation in results["violations"]
     ]
-    context.close()
     assert violations == []

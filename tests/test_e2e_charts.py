@@ -8,10 +8,11 @@ screen) and on a desktop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import Server
 from tests.test_e2e_browser import AXE, WCAG_21_AA, server  # noqa: F401 (fixture)
@@ -72,14 +73,13 @@ def test_the_overview_is_reached_from_the_navigation(browser: Browser, server: S
 @pytest.mark.parametrize("language", ["en", "de", "fr", "it"])
 @pytest.mark.parametrize("path", PAGES)
 def test_axe_finds_nothing_on_a_phone_and_nothing_is_wider_than_it(
-    browser: Browser,
+    tab: Callable[..., Page],
     server: Server,  # noqa: F811
     path: str,
     language: str,
     scheme: str,
 ):
-    context = browser.new_context(viewport=PHONE, color_scheme=scheme, is_mobile=True)
-    page = context.new_page()
+    page = tab(viewport=PHONE, color_scheme=scheme, is_mobile=True)
     page.goto(server.base_url + (path if language == "en" else f"/{language}{path}"))
     expect(page.locator(".chart svg").first).to_be_visible()
     page.locator(".chart summary").first.click()  # an open table must fit too
@@ -89,17 +89,12 @@ def test_axe_finds_nothing_on_a_phone_and_nothing_is_wider_than_it(
         "bars => bars.map(bar => bar.getBoundingClientRect().height)"
     )
     assert heights and min(heights) >= 2
-    violations = axe_violations(page)
-    context.close()
-    assert violations == []
+    assert axe_violations(page) == []
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", PAGES)
-def test_axe_finds_nothing_on_a_desktop(browser: Browser, server: Server, path: str, scheme: str):  # noqa: F811
-    context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
-    page = context.new_page()
+def test_axe_finds_nothing_on_a_desktop(tab: Callable[..., Page], server: Server, path: str, scheme: str):  # noqa: F811
+    page = tab(viewport=DESKTOP, color_scheme=scheme)
     page.goto(server.base_url + path)
-    violations = axe_violations(page)
-    context.close()
-    assert violations == []
+    assert axe_violations(page) == []

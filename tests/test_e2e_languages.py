@@ -91,9 +91,8 @@ def test_other_languages_open_on_a_click(page: Page, server):  # noqa: F811
         "/about",
     ],
 )
-def test_axe_finds_no_wcag_21_aa_violation_in_each_language(browser: Browser, server, path: str, language: str):  # noqa: F811
-    context = browser.new_context()
-    page = context.new_page()
+def test_axe_finds_no_wcag_21_aa_violation_in_each_language(tab, server, path: str, language: str):  # noqa: F811
+    page = tab()
     page.goto(f"{server.base_url}/{language}{path}")
     assert page.evaluate("document.documentElement.lang") == language
     page.evaluate(Path(AXE).read_text())
@@ -104,7 +103,6 @@ def test_axe_finds_no_wcag_21_aa_violation_in_each_language(browser: Browser, se
     violations = [
         (violation["id"], [node["target"] for node in violation["nodes"]][:3]) for violation in results["violations"]
     ]
-    context.close()
     assert violations == []
 
 
@@ -127,15 +125,14 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 320, "hei
     ],
 )
 def test_axe_finds_no_violation_in_either_colour_scheme_on_a_desktop_or_a_phone(
-    browser: Browser,
+    tab,
     server,  # noqa: F811
     path: str,
     language: str,
     scheme: str,
     size: str,
 ):
-    context = browser.new_context(viewport=SIZES[size], color_scheme=scheme, is_mobile=size == "phone")
-    page = context.new_page()
+    page = tab(viewport=SIZES[size], color_scheme=scheme, is_mobile=size == "phone")
     page.goto(server.base_url + (path if language == "en" else f"/{language}{path}"))
     page.evaluate(Path(AXE).read_text())
     # label-content-name-mismatch (WCAG 2.5.3) is experimental in axe, so off unless asked for.
@@ -147,7 +144,6 @@ def test_axe_finds_no_violation_in_either_colour_scheme_on_a_desktop_or_a_phone(
     violations = [
         (violation["id"], [node["target"] for node in violation["nodes"]][:3]) for violation in results["violations"]
     ]
-    context.close()
     assert violations == []
 
 

@@ -9,10 +9,10 @@ under mobile emulation. Run with ``-s`` to see each page's widest scroll width.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Page
 
 from tests.conftest import WITHDRAWN, Server  # WITHDRAWN: a sample project without records
 from tests.test_e2e_browser import server  # noqa: F401 (fixtures)
@@ -61,40 +61,36 @@ def in_language(path: str, language: str) -> str:
 
 
 @pytest.fixture(params=WIDTHS, ids=[f"{width}px" for width in WIDTHS])
-def phone(request: pytest.FixtureRequest, browser: Browser) -> Iterator[tuple[int, Browser]]:
-    yield request.param, browser
+def phone(request: pytest.FixtureRequest, tab: Callable[..., Page]) -> tuple[int, Page]:
+    """This worker's phone tab of that width (conftest's ``tab``: one renderer for all the module's pages)."""
+    return request.param, tab(viewport={"width": request.param, "height": 800}, is_mobile=True, has_touch=True)
 
 
-def scroll_width(browser: Browser, url: str, width: int) -> tuple[int, list[str]]:
-    context = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True, has_touch=True)
-    try:
-        page = context.new_page()
-        page.goto(url)
-        return page.evaluate("document.documentElement.scrollWidth"), page.evaluate(OVERFLOW, width)
-    finally:
-        context.close()
+def scroll_width(page: Page, url: str, width: int) -> tuple[int, list[str]]:
+    page.goto(url)
+    return page.evaluate("document.documentElement.scrollWidth"), page.evaluate(OVERFLOW, width)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("path", PAGES)
 def test_no_page_scrolls_sideways_on_a_phone(
-    phone: tuple[int, Browser],
+    phone: tuple[int, Page],
     server: Server,  # noqa: F811
     path: str,
     language: str,
 ) -> None:
-    width, chromium = phone
-    widest, sticking_out = scroll_width(chromium, server.base_url + in_language(path, language), width)
+    width, page = phone
+    widest, sticking_out = scroll_width(page, server.base_url + in_language(path, language), width)
     print(f"REFLOW\t{path}\t{language}\t{width}\t{widest}")
     assert widest <= width, sticking_out
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_withdrawn_page_does_not_scroll_sideways(
-    phone: tuple[int, Browser], withdrawn_server: Server, language: str
+    phone: tuple[int, Page], withdrawn_server: Server, language: str
 ) -> None:
-    width, chromium = phone
+    width, page = phone
     url = withdrawn_server.base_url + in_language(f"/projects/{WITHDRAWN}", language)
-    widest, sticking_out = scroll_width(chromium, url, width)
+    widest, sticking_out = scroll_width(page, url, width)
     print(f"REFLOW\t/projects/{WITHDRAWN} (410)\t{language}\t{width}\t{widest}")
     assert widest <= width, sticking_out

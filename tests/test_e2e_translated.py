@@ -18,7 +18,7 @@ from functools import cache
 
 import polib
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Page
 
 from tests.conftest import PROJECT_ROOT, Server
 from tests.test_e2e_browser import server  # noqa: F401 (fixtures)
@@ -91,15 +91,10 @@ def english_messages(language: str) -> tuple[tuple[str, re.Pattern[str], bool], 
     return tuple(messages)
 
 
-def english_left(browser: Browser, url: str, language: str) -> list[tuple[str, str]]:
+def english_left(page: Page, url: str, language: str) -> list[tuple[str, str]]:
     """(message, the text it was found in) for every English interface text on the page."""
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.goto(url)
-        texts = set(page.evaluate(SHOWN_TEXTS))
-    finally:
-        context.close()
+    page.goto(url)
+    texts = set(page.evaluate(SHOWN_TEXTS))
     found = []
     for message, pattern, inside in english_messages(language):
         for text in texts:
@@ -117,14 +112,14 @@ def test_the_check_finds_english_text():
 
 @pytest.mark.parametrize("language", TRANSLATED)
 @pytest.mark.parametrize("path", PAGES)
-def test_no_english_interface_text_in_a_translated_page(browser: Browser, server: Server, path: str, language: str):  # noqa: F811
-    found = english_left(browser, server.base_url + in_language(path, language), language)
+def test_no_english_interface_text_in_a_translated_page(tab, server: Server, path: str, language: str):  # noqa: F811
+    found = english_left(tab(), server.base_url + in_language(path, language), language)
     print(f"UNTRANSLATED\t{path}\t{language}\t{len(found)}")
     assert found == []
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
-def test_no_english_interface_text_on_the_withdrawn_page(browser: Browser, withdrawn_server: Server, language: str):
-    found = english_left(browser, withdrawn_server.base_url + in_language(f"/projects/{WITHDRAWN}", language), language)
+def test_no_english_interface_text_on_the_withdrawn_page(tab, withdrawn_server: Server, language: str):
+    found = english_left(tab(), withdrawn_server.base_url + in_language(f"/projects/{WITHDRAWN}", language), language)
     print(f"UNTRANSLATED\t/projects/{WITHDRAWN} (410)\t{language}\t{len(found)}")
     assert found == []
