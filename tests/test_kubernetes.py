@@ -25,7 +25,7 @@ import pytest
 import yaml
 from lxml import etree
 
-from tests.conftest import CORPUS_DIR, PROJECT_ROOT, RUN
+from tests.conftest import CORPUS_DIR, PROJECT_ROOT, RUN, free_port
 from tests.image_support import IMAGE_CACHE, Image
 from tests.release_support import activation_of, edit_json, records_file, stamp
 
@@ -39,6 +39,21 @@ def render(kustomization: Path) -> str:
     result = subprocess.run([BIN / "kubectl", "kustomize", kustomization], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return result.stdout
+
+
+def with_own_host_port(rendered: str) -> str:
+    """``rendered`` with the web container's port published on a free port of the host, for ``podman kube play``.
+
+    podman (4.3, Debian's) publishes a containerPort on the same port of the host when no hostPort is given: two
+    pods played at once, by two tests of a run or by two runs, would both ask for 8080, and the second fails.
+    """
+    manifests = list(yaml.safe_load_all(rendered))
+    for manifest in manifests:
+        if manifest and manifest.get("kind") == "Deployment":
+            for container in manifest["spec"]["template"]["spec"]["containers"]:
+                for port in container.get("ports", []):
+                    port["hostPort"] = free_port()
+    return yaml.safe_dump_all(manifests, sort_keys=False)
 
 
 def documents(rendered: str) -> dict[tuple[str, str], dict]:
@@ -157,7 +172,7 @@ def played_overlay(directory: Path, svc_ref: str, data_ref: str) -> Path:
     }
     (directory / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
     played = directory / "played.yaml"
-    played.write_text(render(directory))
+    played.write_text(with_own_host_port(render(directory)))
     return played
 
 
@@ -301,7 +316,7 @@ def test_a_data_release_rolls_out_on_podman_and_a_harvest_goes_across_it(svc_ima
             )
         )  # fmt: skip
         rendered = tmp_path / f"{tag}.yaml"
-        rendered.write_text(render(overlay))
+        rendered.write_text(with_own_host_port(render(overlay)))
         return rendered
 
     first = build_and_render(releases[0], "r1")
