@@ -832,9 +832,10 @@ def build_indexes(
         records = _RecordsInProcesses(catalog, numbered, processes)
     else:
         records = map(document_json, _record_documents(catalog, numbered))
+    # The records first: forked processes are waited for (and ended) as soon as their documents are indexed.
+    _write_json(directory / "records", RECORDS, records, segment_documents)
     projects = (project_document(catalog, p, position) for position, p in enumerate(catalog.projects))
     write_index(directory / "projects", PROJECTS, projects)
-    _write_json(directory / "records", RECORDS, records, segment_documents)
     if browse_documents is None:  # set by catalog.domain.browse when imported (it imports this module: not above)
         importlib.import_module("catalog.domain.browse")
     assert browse_documents is not None
