@@ -8,8 +8,11 @@ or an API client receives.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
@@ -19,6 +22,7 @@ from lxml import html
 
 from tests.conftest import CORPUS_DIR, Server, run_svc, start_server, stop_server
 from tests.http_support import fetch
+from tests.ops_support import worker_pids, write_data_set
 
 
 @pytest.fixture(scope="module")
@@ -327,3 +331,31 @@ def test_a_result_list_exports_as_csv_and_bibtex_from_its_page(server):
     typed = fetch(server.base_url, "/records.csv?" + urlencode({"q": "recto", "type": "Image"}))
     assert len(typed.body.decode().splitlines()) - 1 == records(server, "recto", type="Image")["count"]
     assert fetch(server.base_url, "/records.csv?sort=nonsense").status == 400
+
+
+def test_without_a_stamped_index_a_worker_started_later_searches_the_index_built_at_start(tmp_path: Path):
+    """The index built at start belongs to the server: a worker's exit (a restart, a crash) never removes it.
+
+    Unstamped data: the master builds the index once, before its workers fork. The only worker is stopped;
+    the one gunicorn starts in its place must find what the first found, and the index is gone with the server.
+    """
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    data = write_data_set(tmp_path / "data", ["0001", "0002"])
+    server = start_server(data, {"SVC_WORKERS": "1", "TMPDIR": str(scratch)})
+    try:
+        assert json.loads(fetch(server.base_url, "/api/v2/records?q=0002-1").body)["count"] == 1
+        (first,) = worker_pids(server.process.pid)
+        os.kill(first, signal.SIGTERM)
+        deadline = time.monotonic() + 60
+        while worker_pids(server.process.pid) in ([], [first]):
+            assert time.monotonic() < deadline, "no worker started in place of the stopped one"
+            time.sleep(0.05)
+        reply = fetch(server.base_url, "/api/v2/records?q=0002-1")
+        assert reply.status == 200, reply.body[:300]
+        assert [item["record"]["pid"] for item in json.loads(reply.body)["items"]] == ["0002-1"]
+        assert [path.name[:11] for path in scratch.iterdir()] == ["svc-search-"]
+    finally:
+        output = stop_server(server)
+    assert "Traceback" not in output, output
+    assert list(scratch.iterdir()) == []

@@ -43,6 +43,7 @@ import re
 import shutil
 import tempfile
 import threading
+import weakref
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -919,11 +920,29 @@ def _scratch_directory() -> str:
         return "/dev/shm"
 
 
+class ScratchDirectory:
+    """A temporary directory removed with this object (or at exit) by the process that made it, never by a fork.
+
+    `svc serve` builds an unstamped catalogue's index in the master, before the workers fork; a worker that exits
+    (a restart, a crash) runs the exit handlers it inherited, and a :class:`tempfile.TemporaryDirectory`'s would
+    remove the index that the master and every later worker still search.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix=prefix, dir=_scratch_directory()))
+        weakref.finalize(self, _remove_if_made_here, self.path, os.getpid())
+
+
+def _remove_if_made_here(path: Path, maker: int) -> None:
+    if os.getpid() == maker:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def build_temporary(catalog: Catalog) -> SearchEngine:
     """The engine of ``catalog`` built into a temporary directory, removed with the engine."""
-    temporary = tempfile.TemporaryDirectory(prefix="svc-search-", dir=_scratch_directory())
-    build_indexes(catalog, Path(temporary.name), catalog.data_version)
-    return SearchEngine(Path(temporary.name), keep=temporary)
+    scratch = ScratchDirectory("svc-search-")
+    build_indexes(catalog, scratch.path, catalog.data_version)
+    return SearchEngine(scratch.path, keep=scratch)
 
 
 def unusable(directory: Path, catalog: Catalog) -> str | None:
