@@ -47,6 +47,7 @@ from catalog.domain.search import (
     normalise,
     parse_year,
 )
+from catalog.domain.threads import Beside
 from catalog.domain.values import canonical_licence_uri, licence_name, stored_list
 
 # (URL parameter, label): the label is English, marked for translation in catalog/pages/vocabulary.py.
@@ -659,18 +660,27 @@ def search_in_engine(
         return engine.filtered(searched, kept)
 
     # A facet's counts: the search and the *other* facets' selections; facets that select nothing share one count.
+    # They are counted on a second thread while this one finds the page: at ten million records each is a pass
+    # over every match (docs/benchmark.md).
+    def count_facets() -> dict[str | None, dict[str, dict[int, int]]] | None:
+        counted: dict[str | None, dict[str, dict[int, int]]] = {}
+        for key, _label in FACETS:
+            leave_out = key if key in selections else None
+            if leave_out not in counted:
+                keys = [key] if leave_out else [k for k, _ in FACETS if k not in selections]
+                got = records.counts(limited(leave_out), {f"facet.{k}": len(index.values[k]) for k in keys})
+                if got is None:
+                    return None
+                counted[leave_out] = got
+        return counted
+
+    counting = Beside(count_facets)
+    start = (query.page - 1) * PAGE_SIZE
+    total, positions = records.page(limited(None, text), query.effective_sort, start, start + PAGE_SIZE)
+    counted = counting.result()
+    if counted is None:
+        return None
     facets = []
-    shared: dict[str, int] | None = None
-    counted: dict[str | None, dict[str, dict[int, int]]] = {}
-    for key, _label in FACETS:
-        leave_out = key if key in selections else None
-        if leave_out not in counted:
-            keys = [key] if leave_out else [k for k, _ in FACETS if k not in selections]
-            shared = {f"facet.{k}": len(index.values[k]) for k in keys}
-            got = records.counts(limited(leave_out), shared)
-            if got is None:
-                return None
-            counted[leave_out] = got
     for key, label in FACETS:
         buckets = counted[key if key in selections else None][f"facet.{key}"]
         counts = np.zeros(len(index.values[key]), dtype=np.int64)
@@ -678,8 +688,6 @@ def search_in_engine(
             if 0 <= code < len(counts):
                 counts[code] = count
         facets.append(_facet(index, key, label, counts, query.selected(key)))
-    start = (query.page - 1) * PAGE_SIZE
-    total, positions = records.page(limited(None, text), query.effective_sort, start, start + PAGE_SIZE)
     page_count = max(1, -(-total // PAGE_SIZE))
     if query.page > page_count:
         raise PageOutOfRange(query.page, page_count)
