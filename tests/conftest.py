@@ -155,14 +155,22 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def run_svc(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run the installed `svc` console script as a user would."""
+def run_svc(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run the installed `svc` console script as a user would (``timeout``: a deadline for a hung command, generous
+    for a stamp of the real corpus on a machine shared with other runs)."""
     return subprocess.run(
         [SVC, *args], capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})}
     )
 
 
-def wait_for(url: str, process: subprocess.Popen, deadline: float = 30, output: Callable[[], str] = str) -> None:
+# How long a server may take to answer after it was started: a deadline for a server that hangs, not a pause. A
+# start on the real corpus takes a few seconds alone and over 30 s on two cores shared with another whole suite.
+START_DEADLINE = 180
+
+
+def wait_for(
+    url: str, process: subprocess.Popen, deadline: float = START_DEADLINE, output: Callable[[], str] = str
+) -> None:
     end = time.monotonic() + deadline
     while time.monotonic() < end:
         if process.poll() is not None:
@@ -199,7 +207,7 @@ class Server:
         """Everything the server wrote so far (stdout and stderr, interleaved by arrival)."""
         return "".join(self._lines)
 
-    def wait_for_output(self, text: str, timeout: float = 30) -> None:
+    def wait_for_output(self, text: str, timeout: float = 120) -> None:
         end = time.monotonic() + timeout
         while text not in self.output():
             if time.monotonic() > end:

@@ -22,7 +22,7 @@ import pytest
 from sickle import Sickle
 
 from bench.nginx_proxy import NGINX
-from tests.conftest import CORPUS_DIR, SVC, Server, free_port, start_server, stop_server
+from tests.conftest import CORPUS_DIR, START_DEADLINE, SVC, Server, free_port, start_server, stop_server
 from tests.oai_support import HIGH_LIMITS_ENV
 from tests.release_support import (
     OAI_PATH,
@@ -289,7 +289,7 @@ def data_dir_person(data_dir: Path) -> Path:
 
 
 def _wait_for(url: str) -> None:
-    end = time.monotonic() + 30
+    end = time.monotonic() + START_DEADLINE
     while time.monotonic() < end:
         try:
             response_date(url)
