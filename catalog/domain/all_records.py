@@ -659,27 +659,30 @@ def search_in_engine(
         kept = [f for f in (years, *(q for key, q in selections.items() if key != leave_out)) if f is not None]
         return engine.filtered(searched, kept)
 
-    # A facet's counts: the search and the *other* facets' selections; facets that select nothing share one count.
-    # They are counted on a second thread while this one finds the page: at ten million records each is a pass
-    # over every match (docs/benchmark.md).
+    # A facet's counts: the search and the *other* facets' selections; facets that select nothing share one count,
+    # whose projects also count the matches (a record has one project). They are counted on a second thread while
+    # this one finds the page: at ten million records each is a pass over every match (docs/benchmark.md).
     def count_facets() -> dict[str | None, dict[str, dict[int, int]]] | None:
         counted: dict[str | None, dict[str, dict[int, int]]] = {}
-        for key, _label in FACETS:
-            leave_out = key if key in selections else None
-            if leave_out not in counted:
-                keys = [key] if leave_out else [k for k, _ in FACETS if k not in selections]
-                got = records.counts(limited(leave_out), {f"facet.{k}": len(index.values[k]) for k in keys})
-                if got is None:
-                    return None
-                counted[leave_out] = got
+        for leave_out in (None, *selections):
+            keys = [leave_out] if leave_out else ["project", *(k for k, _ in FACETS if k not in selections)]
+            got = records.counts(limited(leave_out), {f"facet.{k}": len(index.values[k]) for k in dict.fromkeys(keys)})
+            if got is None:
+                return None
+            counted[leave_out] = got
         return counted
 
     counting = Beside(count_facets)
-    start = (query.page - 1) * PAGE_SIZE
-    total, positions = records.page(limited(None, text), query.effective_sort, start, start + PAGE_SIZE)
+    start, stop = (query.page - 1) * PAGE_SIZE, query.page * PAGE_SIZE
+    # One word by relevance: its first pages are most often among the items that hold the word itself.
+    holding = records.holding(query.parsed) if query.effective_sort == "relevance" else None
+    positions = records.page_holding(limited(None, holding), start, stop) if holding is not None else None
+    if positions is None:
+        _, positions = records.page(limited(None, text), query.effective_sort, start, stop)
     counted = counting.result()
     if counted is None:
         return None
+    total = sum(counted[None]["facet.project"].values())
     facets = []
     for key, label in FACETS:
         buckets = counted[key if key in selections else None][f"facet.{key}"]

@@ -15,16 +15,20 @@ temporary one) and opened read-only by every process that searches them.
 * **Relevance.** BM25, per query word the best of its fields (a
   disjunction-max), each field group weighted (a project's name over its
   keywords over its short description over the rest; a record's label over
-  its other texts).
+  its other texts), plus :data:`NEAR_SCORE` for every item the word finds.
 * **Typos.** A word whose indexed form has :data:`FUZZY_MIN_LETTERS` letters
   or more also matches the words one edit away (insertion, deletion,
-  substitution or transposition of two neighbours), with a constant score far
-  below an exact match's, so that exact matches rank first. Identifiers (a
+  substitution or transposition of two neighbours); an item found by such a
+  word alone scores :data:`NEAR_SCORE` only, so that the items holding the
+  word itself rank first. Identifiers (a
   record's pid) match as written only: their own field, :data:`IDENTIFIER`,
   where a near word would be another identifier (and a million random ones make
   the typo search of a text field several times dearer).
 * **Truncation.** ``word*`` (three letters or more) also matches every word
   that starts so, scored as a typo is: below exact matches.
+* **Frequent words.** A one-word search's first pages usually lie among the
+  items holding the word itself: they are found there, without the pass over
+  its near words' items (:meth:`EngineIndex.page_holding`), in the same order.
 * **Syntax** (:func:`parse`): ``"a phrase"``, ``-word`` and ``-"phrase"``,
   ``a OR b``, and ``creator:``, ``title:``, ``year:`` (``year:1990`` or
   ``year:1990-2000``; a prefix with nothing after it is a plain word); all
@@ -72,7 +76,7 @@ LANGUAGES = tuple(STEMMERS)
 DEFAULT_LANGUAGE = "en"  # untagged text, and languages without a stemmer here
 NAMES = "names"  # the analysis of names: folded, never stemmed
 FUZZY_MIN_LETTERS = 5
-FUZZY_WEIGHT = 0.05  # a typo's constant score, times its field's weight: below any exact match's BM25 score
+NEAR_SCORE = 0.05  # every match's score, to which the word itself adds its BM25 (a near word alone: nothing)
 MAX_TERMS = 20
 PREFIX_MIN_LETTERS = 3  # ``ab*`` would reach too much of the vocabulary to mean anything
 _LONGEST_WORD = 40  # longer tokens (hashes, URLs run together) are not indexed
@@ -365,12 +369,15 @@ def _term_query(schema: tantivy.Schema, name: str, tokens: Sequence[str]) -> tan
 
 
 def _text_query(
-    schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool, scored: bool = True
+    schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool, scored: bool = True, holding: bool = False
 ) -> tantivy.Query | None:
-    """One word or phrase over its fields: the best field's BM25 score, plus a small constant for a near word.
+    """One word or phrase over its fields: a small constant for every item it finds (:data:`NEAR_SCORE`), plus
+    the best field's BM25 score where the word itself is found: the items a near word alone finds come after.
 
-    Not ``scored``: the same matches, unscored, in fewer clauses (what facets count): per field the near word's
-    query alone where there is one, as a word is within one edit of itself.
+    ``holding``: only the items holding the word itself, scored by that BM25 alone (without the constant): the
+    first pages of a frequent word are found among its own items (:meth:`EngineIndex.page_holding`), without the
+    pass over its near words'. Not ``scored``: the same matches, unscored (what facets count): per field the near
+    word's query alone where there is one, as a word is within one edit of itself.
     """
     targets: list[tuple[str, str, float]] = []  # (field, analysis, weight)
     if term.field != "creator":
@@ -380,7 +387,7 @@ def _text_query(
         targets.append(("creator", NAMES, CREATOR_WEIGHT))
     if term.field is None:
         targets.append((IDENTIFIER, NAMES, IDENTIFIER_WEIGHT))
-    exact, near, matched = [], [], []
+    exact, matched = [], []
     for name, analysis, weight in targets:
         tokens = analysed(analysis, term.text)
         if not tokens:
@@ -395,21 +402,19 @@ def _text_query(
             and len(tokens[0]) >= FUZZY_MIN_LETTERS
         ):
             word = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
-            near.append(tantivy.Query.boost_query(word, weight * FUZZY_WEIGHT))
         matched.append(word)
         if term.truncated is not None:  # every word that starts so, scored as a typo is
-            start = tantivy.Query.regex_query(schema, name, f"{term.truncated}.*")
-            near.append(tantivy.Query.boost_query(start, weight * FUZZY_WEIGHT))
-            matched.append(start)
+            matched.append(tantivy.Query.regex_query(schema, name, f"{term.truncated}.*"))
     if not exact:
         return None
+    found = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in matched])
     if not scored:
-        return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in matched])
+        return found
     best = tantivy.Query.disjunction_max_query(exact)
-    if not near:
+    if holding:
         return best
     return tantivy.Query.boolean_query(
-        [(tantivy.Occur.Should, best), (tantivy.Occur.Should, tantivy.Query.disjunction_max_query(near))]
+        [(tantivy.Occur.Should, best), (tantivy.Occur.Should, tantivy.Query.const_score_query(found, NEAR_SCORE))]
     )
 
 
@@ -424,13 +429,16 @@ def _year_query(schema: tantivy.Schema, years: tuple[int, int]) -> tantivy.Query
     )
 
 
-def engine_query(schema: tantivy.Schema, kind: Kind, query: Query, scored: bool = True) -> tantivy.Query | None:
-    """The tantivy query of a parsed query (None: it asks for nothing); not ``scored``: its matches, unscored."""
+def engine_query(
+    schema: tantivy.Schema, kind: Kind, query: Query, scored: bool = True, holding: bool = False
+) -> tantivy.Query | None:
+    """The tantivy query of a parsed query (None: it asks for nothing); not ``scored``: its matches, unscored;
+    ``holding``: only the items holding each word itself, scored as they are with its near words."""
 
     def one(term: Term, fuzzy: bool) -> tantivy.Query | None:
         if term.years is not None:
             return _year_query(schema, term.years)
-        return _text_query(schema, kind, term, fuzzy, scored)
+        return _text_query(schema, kind, term, fuzzy, scored, holding)
 
     clauses = []
     for group in query.groups:
@@ -515,10 +523,10 @@ class EngineIndex:
         positions = np.array(searcher.fast_field_values("position", [address for _, address in found]), dtype=np.int64)
         return positions, scores
 
-    def matching(self, query: Query, scored: bool = True) -> tantivy.Query | None:
+    def matching(self, query: Query, scored: bool = True, holding: bool = False) -> tantivy.Query | None:
         """The tantivy query of ``query`` on this index (None: it asks for nothing); not ``scored``: its matches,
-        unscored (quicker to count)."""
-        return engine_query(self.schema, self.kind, query, scored)
+        unscored (quicker to count); ``holding``: see :func:`engine_query`."""
+        return engine_query(self.schema, self.kind, query, scored, holding)
 
     def among(self, name: str, values: Iterable[int]) -> tantivy.Query:
         """The items whose number ``name`` is one of ``values`` (none: no item)."""
@@ -551,6 +559,38 @@ class EngineIndex:
         return {
             name: {int(bucket["key"]): int(bucket["doc_count"]) for bucket in found[name]["buckets"]} for name in sizes
         }
+
+    def holding(self, query: Query) -> tantivy.Query | None:
+        """For a query of one word or phrase, the items holding it itself (:func:`engine_query`'s ``holding``), which
+        :meth:`page_holding` pages; else None (a near word of another word adds to a score there)."""
+        if len(query.groups) != 1 or len(query.groups[0]) != 1 or query.groups[0][0].years is not None:
+            return None
+        return engine_query(self.schema, self.kind, query, holding=True)
+
+    def page_holding(self, holding: tantivy.Query, start: int, stop: int) -> np.ndarray | None:
+        """The positions from ``start`` to ``stop`` in relevance order when they are all items that hold the words
+        themselves (``holding``: :meth:`holding`), else None.
+
+        Such an item scores its word's BM25 plus :data:`NEAR_SCORE`, which is all that an item found by a near word
+        alone scores; ``holding`` scores the BM25 alone. Both orders are the same (equal scores: the earlier item
+        first) unless the sum rounds two different scores to one: the page is taken only when no two do, among
+        those read and between the last read and any lower score. It costs a pass over the word's own items
+        instead of its near words' too (a frequent word's are most of a search's cost).
+        """
+        searcher = self.searcher()
+        if stop <= start or stop >= int(searcher.num_docs):  # past every item: see :meth:`page`
+            return None
+        found = searcher.search(holding, limit=stop, count=False).hits
+        if len(found) < stop:
+            return None
+        near = np.float32(NEAR_SCORE)
+        scores = np.unique(np.array([score for score, _ in found], dtype=np.float32))  # ascending, distinct
+        lower = np.nextafter(scores[0], np.float32(-np.inf))  # the highest score an item not read may have below
+        sums = np.concatenate(([lower], scores)) + near  # rounded as tantivy rounds them (f32)
+        if not (np.all(np.diff(sums) > 0) and sums[1] > near):
+            return None
+        addresses = [address for _, address in found[start:stop]]
+        return np.array(searcher.fast_field_values("position", addresses), dtype=np.int64)
 
     def page(self, built: tantivy.Query, sort: str, start: int, stop: int) -> tuple[int, np.ndarray]:
         """How many items ``built`` matches, and the positions of those from ``start`` to ``stop`` in ``sort``.

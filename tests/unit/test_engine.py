@@ -141,6 +141,47 @@ def test_a_typo_scores_below_every_exact_match(catalog):
     assert typo is not None and 0 < typo.max() < scores[scores > 0].min()
 
 
+def test_a_near_word_alone_scores_the_constant_every_match_gets_and_the_word_adds_its_bm25(catalog):
+    search = engine.build_temporary(catalog)
+    exact = search.record_scores(parse("holzschnitt"))
+    typo = search.record_scores(parse("holzscnitt"))
+    assert exact is not None and typo is not None
+    assert list(typo[:2]) == [pytest.approx(engine.NEAR_SCORE)] * 2  # both labels found by the near word alone
+    assert all(score > engine.NEAR_SCORE for score in exact[:2])
+
+
+@pytest.fixture
+def woodcuts(tmp_path):
+    """A frequent word: 90 labels hold it (of several lengths, some twice), 30 a typo of it, 20 neither."""
+    labels = [f"Holzschnitt {'Blatt ' * (i % 9)}{'Holzschnitt' if i % 4 == 0 else ''}" for i in range(90)]
+    labels += [f"Holzscnitt {'Blatt ' * (i % 3)}" for i in range(30)] + [f"Karte {i}" for i in range(20)]
+    records = {"0AA1": [datadir.record("0AA1", f"r{i:03d}", label=label) for i, label in enumerate(labels)]}
+    projects = [datadir.project("0AA1", name="Holzschnitte")]
+    return load_catalog(datadir.write_data_dir(tmp_path / "data", projects=projects, records=records))
+
+
+def test_a_words_first_pages_are_found_among_its_own_items_in_the_order_of_every_match(woodcuts):
+    search = engine.build_temporary(woodcuts)
+    records, query = search.records, parse("holzschnitt")
+    holding, every = records.holding(query), records.matching(query)
+    assert holding is not None and every is not None
+    total, first = records.page(every, "relevance", 0, 50)
+    assert total == 120  # the word's 90 and its near word's 30
+    found = records.page_holding(holding, 0, 50)
+    assert found is not None and list(found) == list(first)
+    assert list(records.page_holding(holding, 40, 80)) == list(records.page(every, "relevance", 40, 80)[1])
+    assert records.page_holding(holding, 50, 100) is None  # past the word's own items: the near word's follow
+    assert records.holding(parse("holzschnitt blatt")) is None  # a near word of either would add to a score
+    assert records.holding(parse("holzschnitt OR karte")) is None
+
+
+def test_a_page_among_the_words_own_items_is_refused_when_the_constant_rounds_two_scores_to_one(woodcuts, monkeypatch):
+    monkeypatch.setattr(engine, "NEAR_SCORE", 2.0**30)  # far above the BM25 scores: every sum rounds to one
+    search = engine.build_temporary(woodcuts)
+    holding = search.records.holding(parse("holzschnitt"))
+    assert holding is not None and search.records.page_holding(holding, 0, 50) is None
+
+
 def test_a_stamped_index_is_used_only_while_it_matches_the_data(catalog, caplog):
     data_dir = Path(catalog.data_dir)
     written = engine.write_stamped(catalog, data_dir)
