@@ -383,6 +383,25 @@ def test_projects_read_ahead_of_their_turn_give_the_same_bytes(
     assert names(other) == names(data_dir)  # no part file left behind
 
 
+def test_the_catalogue_of_a_snapshot_this_process_wrote_is_opened_by_its_checksum(
+    data_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``svc stamp`` reads the records back for the search index without reading the whole snapshot again."""
+    written = int(snapshot.open_snapshot(data_dir).checksum, 16)
+    body = snapshot.snapshot_path(data_dir).open("r+b")
+    with body:  # a byte of the body changed behind the prelude's checksum: only a full read would see it
+        body.seek(snapshot.PRELUDE_SIZE)
+        first = body.read(1)
+        body.seek(snapshot.PRELUDE_SIZE)
+        body.write(bytes([first[0] ^ 1]))
+    with caplog.at_level(logging.WARNING):
+        trusted = snapshot.open_catalog(data_dir, written=written)
+    assert "snapshot not used" not in caplog.text and sum(len(t) for t in trusted.records.values()) > 0
+    with caplog.at_level(logging.WARNING):
+        snapshot.open_catalog(data_dir, written=written ^ 1)  # another snapshot since: checked, and refused
+    assert "changed since this process wrote it" in caplog.text
+
+
 def test_a_snapshot_replaced_after_this_process_wrote_it_is_not_taken_for_its_own(data_dir: Path) -> None:
     """The stamp opens the snapshot it just wrote without reading it again, by the checksum it wrote."""
     written = int(snapshot.open_snapshot(data_dir).checksum, 16)

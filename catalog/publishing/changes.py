@@ -379,7 +379,9 @@ def _finish(
         # The search index, over the records just written (read back from the snapshot: no JSON parsed twice).
         what = "the search index"
         _step(progress, "building the search index")
-        engine.write_stamped(open_catalog(data_dir, announce=False), data_dir, processes=stamp_processes.PROCESSES)
+        written = None if snapshot.written is None else int(snapshot.written.checksum, 16)
+        stamped = open_catalog(data_dir, announce=False, written=written)
+        engine.write_stamped(stamped, data_dir, processes=stamp_processes.PROCESSES)
     except (ProcessLost, OSError) as error:
         raise StampUnfinished(summary, what, str(error)) from None
 
