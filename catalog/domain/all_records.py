@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -85,13 +85,21 @@ def record_licence(record: Mapping[str, object]) -> tuple[str, str]:
         licence = legal.get("license") if isinstance(legal, Mapping) else None
         if not isinstance(licence, Mapping):
             continue
-        name = _first_text(licence.get("licenseIdentifier"))
         uri = licence.get("licenseURI")
-        value = canonical_licence_uri(uri) if isinstance(uri, str) and uri.startswith("http") else name
-        if value and value not in ("MISSING", "CALCULATED"):
-            known = name if name and name not in ("MISSING", "CALCULATED") else None
-            return value, licence_name(known, value if value.startswith("http") else None) or value
+        found = _licence(_first_text(licence.get("licenseIdentifier")), uri if isinstance(uri, str) else None)
+        if found is not None:
+            return found
     return "", ""
+
+
+@lru_cache(maxsize=1024)
+def _licence(name: str, uri: str | None) -> tuple[str, str] | None:
+    """:func:`record_licence` of one licence (None: it names none); the same few licences on millions of records."""
+    value = canonical_licence_uri(uri) if uri is not None and uri.startswith("http") else name
+    if value and value not in ("MISSING", "CALCULATED"):
+        known = name if name and name not in ("MISSING", "CALCULATED") else None
+        return value, licence_name(known, value if value.startswith("http") else None) or value
+    return None
 
 
 class _Codes:
