@@ -56,9 +56,12 @@ def engine_of(table: RecordTable) -> engine.EngineIndex:
     """The search engine's index of one table's records (built once per table, kept for the session)."""
     if id(table) not in _ENGINES:
         directory = tempfile.TemporaryDirectory(prefix="svc-test-engine-")
-        documents = (engine.record_document(table.record(i), table.pids[i], i) for i in range(len(table)))
-        engine.write_index(Path(directory.name), engine.RECORDS, documents)
-        _ENGINES[id(table)] = (table, directory, engine.EngineIndex(Path(directory.name), engine.RECORDS))
+        documents = (engine.record_document(table.record(i), i) for i in range(len(table)))
+        engine.write_index(Path(directory.name) / "records", engine.RECORDS, documents)
+        identifiers = engine.IdentifierTable(Path(directory.name) / engine.IDENTIFIERS)
+        identifiers.write(identifiers.directory, table.pids)
+        index = engine.EngineIndex(Path(directory.name) / "records", engine.RECORDS, identifiers)
+        _ENGINES[id(table)] = (table, directory, index)
     return _ENGINES[id(table)][2]
 
 

@@ -20,10 +20,12 @@ temporary one) and opened read-only by every process that searches them.
   or more also matches the words one edit away (insertion, deletion,
   substitution or transposition of two neighbours); an item found by such a
   word alone scores :data:`NEAR_SCORE` only, so that the items holding the
-  word itself rank first. Identifiers (a
-  record's pid) match as written only: their own field, :data:`IDENTIFIER`,
-  where a near word would be another identifier (and a million random ones make
-  the typo search of a text field several times dearer).
+  word itself rank first.
+* **Identifiers.** A record is found by the last part of its pid, as written
+  (case folded), never by a near word (another record's pid), and comes first
+  (:data:`IDENTIFIER_SCORE`). Not in tantivy: millions of words found once
+  each were a sixth of the index's build; an :class:`IdentifierTable` beside
+  it finds them.
 * **Truncation.** ``word*`` (three letters or more) also matches every word
   that starts so, scored as a typo is: below exact matches.
 * **Frequent words.** A one-word search's first pages usually lie among the
@@ -38,6 +40,7 @@ temporary one) and opened read-only by every process that searches them.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import itertools
 import json
@@ -54,7 +57,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -70,7 +73,7 @@ from catalog.domain.values import stored_list, stored_strings
 logger = logging.getLogger("catalog.domain.engine")
 
 # Bump when the analysis, the fields or what goes into them change: an index of another format is rebuilt.
-FORMAT = 4
+FORMAT = 5
 STEMMERS = {"de": "german", "fr": "french", "it": "italian", "en": "english"}
 LANGUAGES = tuple(STEMMERS)
 DEFAULT_LANGUAGE = "en"  # untagged text, and languages without a stemmer here
@@ -239,8 +242,8 @@ BROWSE = Kind("browse", {"name": 3.0, "body": 1.0}, "name")
 BROWSE_KINDS = ("persons", "organizations", "clusters", "collections")
 RECORDS = Kind("records", {"label": 2.0, "body": 1.0}, "label", RECORD_NUMBERS)
 CREATOR_WEIGHT = 1.5
-IDENTIFIER = "identifier"  # an item's identifiers, folded and matched exactly (never a near word), weighted as a body
-IDENTIFIER_WEIGHT = 1.0
+IDENTIFIERS = "identifiers"  # the directory of the records' IdentifierTable, beside the indexes
+IDENTIFIER_SCORE = 50.0  # a record found by its pid: above any word's BM25 in its texts (it is the one asked for)
 
 
 @dataclass
@@ -250,7 +253,6 @@ class Document:
     position: int
     texts: list[tuple[str, str | None, str]] = field(default_factory=list)  # (group, language tag, text)
     creators: list[str] = field(default_factory=list)
-    identifiers: list[str] = field(default_factory=list)
     years: tuple[int, int] | None = None
     numbers: dict[str, int] = field(default_factory=dict)  # the kind's numbers this item has
 
@@ -299,8 +301,6 @@ def document_json(document: Document) -> str:
             texts.append(text)
     if document.creators:
         fields["creator"] = document.creators
-    if document.identifiers:
-        fields[IDENTIFIER] = document.identifiers
     fields["position"] = document.position
     if document.years is not None:
         fields["year_from"], fields["year_to"] = max(0, document.years[0]), max(0, document.years[1])
@@ -317,7 +317,6 @@ def schema_of(kind: Kind) -> tantivy.Schema:
         for language in LANGUAGES:
             builder.add_text_field(_field(group, language), tokenizer_name=f"svc_{language}")
     builder.add_text_field("creator", tokenizer_name=f"svc_{NAMES}")
-    builder.add_text_field(IDENTIFIER, tokenizer_name=f"svc_{NAMES}")
     builder.add_unsigned_field("position", indexed=True, fast=True)
     builder.add_unsigned_field("year_from", indexed=True, fast=True)
     builder.add_unsigned_field("year_to", indexed=True, fast=True)
@@ -368,8 +367,18 @@ def _term_query(schema: tantivy.Schema, name: str, tokens: Sequence[str]) -> tan
     return tantivy.Query.phrase_query(schema, name, list(tokens))
 
 
+# The items whose identifier is a query word's token(s) (:meth:`IdentifierTable.positions`).
+Identified = Callable[[tuple[str, ...]], list[int]]
+
+
 def _text_query(
-    schema: tantivy.Schema, kind: Kind, term: Term, fuzzy: bool, scored: bool = True, holding: bool = False
+    schema: tantivy.Schema,
+    kind: Kind,
+    term: Term,
+    fuzzy: bool,
+    scored: bool = True,
+    holding: bool = False,
+    identified: Identified | None = None,
 ) -> tantivy.Query | None:
     """One word or phrase over its fields: a small constant for every item it finds (:data:`NEAR_SCORE`), plus
     the best field's BM25 score where the word itself is found: the items a near word alone finds come after.
@@ -377,7 +386,8 @@ def _text_query(
     ``holding``: only the items holding the word itself, scored by that BM25 alone (without the constant): the
     first pages of a frequent word are found among its own items (:meth:`EngineIndex.page_holding`), without the
     pass over its near words'. Not ``scored``: the same matches, unscored (what facets count): per field the near
-    word's query alone where there is one, as a word is within one edit of itself.
+    word's query alone where there is one, as a word is within one edit of itself. ``identified``: the items whose
+    identifier the word is (:class:`IdentifierTable`), found too, never by a near word.
     """
     targets: list[tuple[str, str, float]] = []  # (field, analysis, weight)
     if term.field != "creator":
@@ -385,22 +395,18 @@ def _text_query(
         targets += [(_field(g, lang), lang, kind.groups[g]) for g in groups for lang in LANGUAGES]
     if term.field in (None, "creator"):
         targets.append(("creator", NAMES, CREATOR_WEIGHT))
-    if term.field is None:
-        targets.append((IDENTIFIER, NAMES, IDENTIFIER_WEIGHT))
     exact, matched = [], []
+    if term.field is None and identified is not None and (positions := identified(analysed(NAMES, term.text))):
+        items = tantivy.Query.term_set_query(schema, "position", positions)
+        exact.append(tantivy.Query.const_score_query(items, IDENTIFIER_SCORE))
+        matched.append(items)
     for name, analysis, weight in targets:
         tokens = analysed(analysis, term.text)
         if not tokens:
             continue
         word = _term_query(schema, name, tokens)
         exact.append(tantivy.Query.boost_query(word, weight))
-        if (
-            fuzzy
-            and name != IDENTIFIER
-            and not term.phrase
-            and len(tokens) == 1
-            and len(tokens[0]) >= FUZZY_MIN_LETTERS
-        ):
+        if fuzzy and not term.phrase and len(tokens) == 1 and len(tokens[0]) >= FUZZY_MIN_LETTERS:
             word = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
         matched.append(word)
         if term.truncated is not None:  # every word that starts so, scored as a typo is
@@ -430,15 +436,21 @@ def _year_query(schema: tantivy.Schema, years: tuple[int, int]) -> tantivy.Query
 
 
 def engine_query(
-    schema: tantivy.Schema, kind: Kind, query: Query, scored: bool = True, holding: bool = False
+    schema: tantivy.Schema,
+    kind: Kind,
+    query: Query,
+    scored: bool = True,
+    holding: bool = False,
+    identified: Identified | None = None,
 ) -> tantivy.Query | None:
     """The tantivy query of a parsed query (None: it asks for nothing); not ``scored``: its matches, unscored;
-    ``holding``: only the items holding each word itself, scored as they are with its near words."""
+    ``holding``: only the items holding each word itself, scored by its BM25 alone; ``identified``: as
+    :func:`_text_query`."""
 
     def one(term: Term, fuzzy: bool) -> tantivy.Query | None:
         if term.years is not None:
             return _year_query(schema, term.years)
-        return _text_query(schema, kind, term, fuzzy, scored, holding)
+        return _text_query(schema, kind, term, fuzzy, scored, holding, identified)
 
     clauses = []
     for group in query.groups:
@@ -480,11 +492,69 @@ RECORD_ORDERS = {
 }
 
 
+class IdentifierTable:
+    """Which records a word of a pid's last part finds: the 64-bit hashes of those words, sorted, with each one's
+    position, in two arrays on disk that every process maps (a lookup reads a few pages of them).
+
+    A hash is not the word: another word with the same hash would find the record too, at odds of one in 2**64
+    per record. The words are those the engine's analysis of names makes (:data:`NAMES`: case and accents folded).
+    """
+
+    HASHES, POSITIONS = "hashes.npy", "positions.npy"
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    @cached_property
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return (
+            np.load(self.directory / self.HASHES, mmap_mode="r"),
+            np.load(self.directory / self.POSITIONS, mmap_mode="r"),
+        )
+
+    def positions(self, tokens: Sequence[str]) -> list[int]:
+        """The positions of the records whose identifier holds every one of ``tokens``."""
+        hashes, positions = self._arrays
+        found: set[int] | None = None
+        for token in tokens:
+            wanted = _word_hash(token)
+            low, high = np.searchsorted(hashes, wanted, "left"), np.searchsorted(hashes, wanted, "right")
+            these = {int(p) for p in positions[low:high]}
+            found = these if found is None else found & these
+        return sorted(found or ())
+
+    @staticmethod
+    def write(directory: Path, pids: Iterable[str]) -> None:
+        """The table of records whose pids are ``pids``, in position order, into ``directory`` (created)."""
+        hashes, positions = [], []
+        for position, pid in enumerate(pids):
+            for token in _identifier_tokens(pid.rpartition("/")[2]):
+                hashes.append(_word_hash(token))
+                positions.append(position)
+        keys = np.array(hashes, dtype=np.uint64)
+        order = np.argsort(keys, kind="stable")
+        directory.mkdir(parents=True, exist_ok=True)
+        np.save(directory / IdentifierTable.HASHES, keys[order])
+        np.save(directory / IdentifierTable.POSITIONS, np.array(positions, dtype=np.int64)[order])
+
+
+def _identifier_tokens(identifier: str) -> tuple[str, ...]:
+    """The words of an identifier, as :data:`NAMES` analyses them (most are one ASCII word: lower-cased)."""
+    if identifier.isascii() and identifier.isalnum():
+        return (identifier.lower(),) if len(identifier) < _LONGEST_WORD else ()
+    return tuple(ANALYZERS[NAMES].analyze(identifier))
+
+
+def _word_hash(word: str) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+
+
 class EngineIndex:
     """One tantivy index on disk, opened read-only (again in each process: a fork does not share its handles)."""
 
-    def __init__(self, directory: Path, kind: Kind) -> None:
+    def __init__(self, directory: Path, kind: Kind, identifiers: IdentifierTable | None = None) -> None:
         self.directory = directory
+        self.identified = identifiers.positions if identifiers is not None else None
         self.kind = kind
         self.schema = schema_of(kind)
         self._opened: tuple[int, tantivy.Searcher] | None = None
@@ -505,7 +575,7 @@ class EngineIndex:
 
         ``within``: only the items from position ``within[0]`` up to ``within[1]`` (excluded).
         """
-        built = engine_query(self.schema, self.kind, query)
+        built = engine_query(self.schema, self.kind, query, identified=self.identified)
         if built is None:
             return None
         if within is not None:
@@ -526,7 +596,7 @@ class EngineIndex:
     def matching(self, query: Query, scored: bool = True, holding: bool = False) -> tantivy.Query | None:
         """The tantivy query of ``query`` on this index (None: it asks for nothing); not ``scored``: its matches,
         unscored (quicker to count); ``holding``: see :func:`engine_query`."""
-        return engine_query(self.schema, self.kind, query, scored, holding)
+        return engine_query(self.schema, self.kind, query, scored, holding, self.identified)
 
     def among(self, name: str, values: Iterable[int]) -> tantivy.Query:
         """The items whose number ``name`` is one of ``values`` (none: no item)."""
@@ -565,7 +635,7 @@ class EngineIndex:
         :meth:`page_holding` pages; else None (a near word of another word adds to a score there)."""
         if len(query.groups) != 1 or len(query.groups[0]) != 1 or query.groups[0][0].years is not None:
             return None
-        return engine_query(self.schema, self.kind, query, holding=True)
+        return engine_query(self.schema, self.kind, query, holding=True, identified=self.identified)
 
     def page_holding(self, holding: tantivy.Query, start: int, stop: int) -> np.ndarray | None:
         """The positions from ``start`` to ``stop`` in relevance order when they are all items that hold the words
@@ -662,12 +732,11 @@ def record_year(record: Mapping[str, Any]) -> int | None:
     return _year(record.get("datePublished") or record.get("dateCreated"))
 
 
-def record_document(record: Mapping[str, Any], pid: str, position: int) -> Document:
+def record_document(record: Mapping[str, Any], position: int) -> Document:
     document = Document(position)
     document.add("label", record.get("label"))
     for name in RECORD_BODY_FIELDS:
         document.add("body", record.get(name))
-    document.identifiers.append(pid.rpartition("/")[2])
     document.creators = record_creators(record)
     year = record_year(record)
     if year is not None:
@@ -703,7 +772,7 @@ def _record_documents(catalog: Catalog, numbered: bool, begin: int = 0, stop: in
         rows = zip(positions.tolist(), projects.tolist(), places, numbers, strict=True)
         for position, project, local, its_numbers in rows:
             table = tables[project][1]
-            document = record_document(table.record(local), table.pids[local], position)
+            document = record_document(table.record(local), position)
             if its_numbers is not None:
                 document.numbers = its_numbers
             yield document
@@ -868,6 +937,7 @@ def build_indexes(
     ``processes`` above one: the records' documents are made by that many forked processes (``svc stamp``).
     """
     numbered = _numbered(catalog)
+    tables = record_tables(catalog)
     records: Iterable[str]
     if processes > 1:  # forked first, before any tantivy writer's threads
         records = _RecordsInProcesses(catalog, numbered, processes)
@@ -875,6 +945,7 @@ def build_indexes(
         records = map(document_json, _record_documents(catalog, numbered))
     # The records first: forked processes are waited for (and ended) as soon as their documents are indexed.
     _write_json(directory / "records", RECORDS, records, segment_documents)
+    IdentifierTable.write(directory / IDENTIFIERS, (pid for _, table in tables for pid in table.pids))
     projects = (project_document(catalog, p, position) for position, p in enumerate(catalog.projects))
     write_index(directory / "projects", PROJECTS, projects)
     if browse_documents is None:  # set by catalog.domain.browse when imported (it imports this module: not above)
@@ -883,7 +954,6 @@ def build_indexes(
     listings = browse_documents(catalog)
     for kind, documents in listings.items():
         write_index(directory / kind, BROWSE, documents)
-    tables = record_tables(catalog)
     meta = {
         "format": FORMAT,
         "browse": {kind: len(documents) for kind, documents in listings.items()},
@@ -904,7 +974,7 @@ class SearchEngine:
         self.directory = directory
         self.meta = meta
         self.projects = EngineIndex(directory / "projects", PROJECTS)
-        self.records = EngineIndex(directory / "records", RECORDS)
+        self.records = EngineIndex(directory / "records", RECORDS, IdentifierTable(directory / IDENTIFIERS))
         self.offsets: dict[str, tuple[int, int]] = {}
         position = 0
         for key, size in meta["records"]:
