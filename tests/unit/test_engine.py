@@ -141,6 +141,23 @@ def test_a_typo_scores_below_every_exact_match(catalog):
     assert typo is not None and 0 < typo.max() < scores[scores > 0].min()
 
 
+def test_a_record_is_found_by_its_pids_last_part_case_aside_never_by_a_near_one_or_a_start(tmp_path):
+    records = {
+        "0AA1": [
+            datadir.record("0AA1", "Xy7Kq9TzW2", label="Plan"),
+            datadir.record("0AA1", "b-2", label="Karte"),
+        ]
+    }
+    data_dir = datadir.write_data_dir(tmp_path / "data", projects=[datadir.project("0AA1")], records=records)
+    search = engine.build_temporary(load_catalog(data_dir))
+    assert matched(search, "Xy7Kq9TzW2") == matched(search, "xy7kq9tzw2") == [0]
+    assert matched(search, "Xy7Kq9TzW3") == []  # one edit away: another pid
+    assert matched(search, "xy7kq*") == []  # a start finds words of the texts, not pids
+    assert matched(search, "b-2") == matched(search, '"b 2"') == [1]  # a pid's words, as names are analysed
+    scores = search.record_scores(parse("Xy7Kq9TzW2 OR karte"))
+    assert scores is not None and scores[0] > engine.IDENTIFIER_SCORE > scores[1]  # the record asked for first
+
+
 def test_a_near_word_alone_scores_the_constant_every_match_gets_and_the_word_adds_its_bm25(catalog):
     search = engine.build_temporary(catalog)
     exact = search.record_scores(parse("holzschnitt"))
