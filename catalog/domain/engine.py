@@ -517,7 +517,7 @@ class IdentifierTable:
         hashes, positions = self._arrays
         found: set[int] | None = None
         for token in tokens:
-            wanted = _word_hash(token)
+            wanted = np.uint64(_word_hash(token))  # a Python int over 2**63 would compare the whole array as floats
             low, high = np.searchsorted(hashes, wanted, "left"), np.searchsorted(hashes, wanted, "right")
             these = {int(p) for p in positions[low:high]}
             found = these if found is None else found & these
