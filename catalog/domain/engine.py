@@ -406,7 +406,7 @@ def _text_query(
             continue
         word = _term_query(schema, name, tokens)
         exact.append(tantivy.Query.boost_query(word, weight))
-        if fuzzy and not term.phrase and len(tokens) == 1 and len(tokens[0]) >= FUZZY_MIN_LETTERS:
+        if fuzzy and _has_near_words(term, tokens):
             word = tantivy.Query.fuzzy_term_query(schema, name, tokens[0], 1, True, False)
         matched.append(word)
         if term.truncated is not None:  # every word that starts so, scored as a typo is
@@ -422,6 +422,11 @@ def _text_query(
     return tantivy.Query.boolean_query(
         [(tantivy.Occur.Should, best), (tantivy.Occur.Should, tantivy.Query.const_score_query(found, NEAR_SCORE))]
     )
+
+
+def _has_near_words(term: Term, tokens: tuple[str, ...]) -> bool:
+    """Whether ``term``, analysed as ``tokens`` in a field, also matches the words one edit away there."""
+    return not term.phrase and len(tokens) == 1 and len(tokens[0]) >= FUZZY_MIN_LETTERS
 
 
 def _year_query(schema: tantivy.Schema, years: tuple[int, int]) -> tantivy.Query:
@@ -631,9 +636,15 @@ class EngineIndex:
         }
 
     def holding(self, query: Query) -> tantivy.Query | None:
-        """For a query of one word or phrase, the items holding it itself (:func:`engine_query`'s ``holding``), which
-        :meth:`page_holding` pages; else None (a near word of another word adds to a score there)."""
-        if len(query.groups) != 1 or len(query.groups[0]) != 1 or query.groups[0][0].years is not None:
+        """For a query of one word, the items holding it itself (:func:`engine_query`'s ``holding``), which
+        :meth:`page_holding` pages; else None: a near word of another word adds to a score there, and a word
+        without near words (a phrase, a short word) is found as cheaply by the whole query."""
+        if len(query.groups) != 1 or len(query.groups[0]) != 1:
+            return None
+        term = query.groups[0][0]
+        if term.years is not None or not (
+            term.truncated is not None or any(_has_near_words(term, analysed(lang, term.text)) for lang in LANGUAGES)
+        ):
             return None
         return engine_query(self.schema, self.kind, query, holding=True, identified=self.identified)
 

@@ -190,6 +190,8 @@ def test_a_words_first_pages_are_found_among_its_own_items_in_the_order_of_every
     assert records.page_holding(holding, 50, 100) is None  # past the word's own items: the near word's follow
     assert records.holding(parse("holzschnitt blatt")) is None  # a near word of either would add to a score
     assert records.holding(parse("holzschnitt OR karte")) is None
+    assert records.holding(parse('"holzschnitt blatt"')) is None  # no near words: the whole query is as cheap
+    assert records.holding(parse("map")) is None  # under five letters: no near words
 
 
 def test_a_page_among_the_words_own_items_is_refused_when_the_constant_rounds_two_scores_to_one(woodcuts, monkeypatch):
