@@ -813,13 +813,21 @@ class _RecordsInProcesses:
         self._pool = forked_pool(processes, INDEXER_NAME, _start_indexer, (catalog, numbered))
         self._chunks = iter(range(0, self.total, self.DOCUMENTS))
         self._pending: deque[Future[list[str]]] = deque()
-        for _ in range(processes * self.AHEAD):
-            self._ask()
+        try:
+            for _ in range(processes * self.AHEAD):
+                self._ask()
+        except ProcessLost:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            raise
 
     def _ask(self) -> None:
+        """Ask for the next chunk; a process that has ended by then breaks the pool at once (ProcessLost)."""
         begin = next(self._chunks, None)
         if begin is not None:
-            self._pending.append(self._pool.submit(_indexed_chunk, begin, min(self.total, begin + self.DOCUMENTS)))
+            try:
+                self._pending.append(self._pool.submit(_indexed_chunk, begin, min(self.total, begin + self.DOCUMENTS)))
+            except BrokenProcessPool:
+                raise ProcessLost(_INDEXER_LOST) from None
 
     def __iter__(self) -> Iterator[str]:
         try:
@@ -827,11 +835,14 @@ class _RecordsInProcesses:
                 try:
                     documents = self._pending.popleft().result()
                 except BrokenProcessPool:
-                    raise ProcessLost("a process making the search index's documents ended before its chunk") from None
+                    raise ProcessLost(_INDEXER_LOST) from None
                 self._ask()
                 yield from documents
         finally:
             self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+_INDEXER_LOST = "a process making the search index's documents ended before its chunk"
 
 
 # The catalogue of this process and whether its documents are numbered, when it is one of a

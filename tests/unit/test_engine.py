@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import shutil
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import tantivy
 from catalog.domain import engine
 from catalog.domain.engine import Query, Term, parse
 from catalog.domain.loader import load_catalog
+from catalog.domain.stamp_processes import ProcessLost
 from tests import datadir
 
 
@@ -199,6 +201,24 @@ def test_a_page_among_the_words_own_items_is_refused_when_the_constant_rounds_tw
     search = engine.build_temporary(woodcuts)
     holding = search.records.holding(parse("holzschnitt"))
     assert holding is not None and search.records.page_holding(holding, 0, 50) is None
+
+
+def test_a_process_making_documents_that_ended_before_chunks_are_asked_for_loses_the_index_with_a_reason(
+    catalog, tmp_path, monkeypatch
+):
+    """A process killed in the first moment breaks the pool before its first chunks are asked for: that says the
+    same as a chunk lost later, not a traceback (``svc stamp`` then exits 2 naming the search index)."""
+    real = engine.forked_pool
+
+    def broken(*arguments):
+        pool = real(*arguments)
+        with pytest.raises(BrokenProcessPool):
+            pool.submit(os._exit, 1).result()
+        return pool
+
+    monkeypatch.setattr(engine, "forked_pool", broken)
+    with pytest.raises(ProcessLost, match="a process making the search index's documents ended before its chunk"):
+        engine.build_indexes(catalog, tmp_path / "index", catalog.data_version, processes=2)
 
 
 def test_a_stamped_index_is_used_only_while_it_matches_the_data(catalog, caplog):
