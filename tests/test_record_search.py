@@ -59,7 +59,7 @@ def engine_of(table: RecordTable) -> engine.EngineIndex:
         documents = (engine.record_document(table.record(i), i) for i in range(len(table)))
         engine.write_index(Path(directory.name) / "records", engine.RECORDS, documents)
         identifiers = engine.IdentifierTable(Path(directory.name) / engine.IDENTIFIERS)
-        identifiers.write(identifiers.directory, table.pids)
+        identifiers.write(table.pids)
         index = engine.EngineIndex(Path(directory.name) / "records", engine.RECORDS, identifiers)
         _ENGINES[id(table)] = (table, directory, index)
     return _ENGINES[id(table)][2]

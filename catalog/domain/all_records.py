@@ -631,7 +631,7 @@ def first_hits(catalog: Catalog, query: AllRecordsQuery, limit: int = EXPORT_LIM
     if found is not None and text is not None:
         years, selections = _engine_filters(index, query, found.records)
         kept = [f for f in (years, *selections.values()) if f is not None]
-        _, positions = found.records.page(engine.filtered(text, kept), query.effective_sort, 0, limit)
+        positions = found.records.page(engine.filtered(text, kept), query.effective_sort, 0, limit)
     else:
         scores = found.record_scores(query.parsed) if found is not None else None
         text_mask = _and(
@@ -656,11 +656,11 @@ def search_in_engine(
     None when the engine cannot answer so (an index not written in label order, a text that asks for nothing,
     too many facet values): then the matches are read out.
     """
-    records = found.records
-    text = records.matching(query.parsed) if found.ordered else None
+    records, parsed = found.records, query.parsed
+    text = records.matching(parsed) if found.ordered else None
     if text is None:
         return None
-    matches = records.matching(query.parsed, scored=False)  # the same records: what the facets count
+    matches = records.matching(parsed, scored=False)  # the same records: what the facets count
     years, selections = _engine_filters(index, query, records)
 
     def limited(leave_out: str | None, searched: Any = matches) -> Any:
@@ -683,10 +683,10 @@ def search_in_engine(
     counting = Beside(count_facets)
     start, stop = (query.page - 1) * PAGE_SIZE, query.page * PAGE_SIZE
     # One word by relevance: its first pages are most often among the items that hold the word itself.
-    holding = records.holding(query.parsed) if query.effective_sort == "relevance" else None
+    holding = records.holding(parsed) if query.effective_sort == "relevance" else None
     positions = records.page_holding(limited(None, holding), start, stop) if holding is not None else None
     if positions is None:
-        _, positions = records.page(limited(None, text), query.effective_sort, start, stop)
+        positions = records.page(limited(None, text), query.effective_sort, start, stop)
     counted = counting.result()
     if counted is None:
         return None

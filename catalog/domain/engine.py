@@ -528,9 +528,8 @@ class IdentifierTable:
             found = these if found is None else found & these
         return sorted(found or ())
 
-    @staticmethod
-    def write(directory: Path, pids: Iterable[str]) -> None:
-        """The table of records whose pids are ``pids``, in position order, into ``directory`` (created)."""
+    def write(self, pids: Iterable[str]) -> None:
+        """The table of records whose pids are ``pids``, in position order, into its directory (created)."""
         hashes, positions = [], []
         for position, pid in enumerate(pids):
             for token in _identifier_tokens(pid.rpartition("/")[2]):
@@ -538,9 +537,9 @@ class IdentifierTable:
                 positions.append(position)
         keys = np.array(hashes, dtype=np.uint64)
         order = np.argsort(keys, kind="stable")
-        directory.mkdir(parents=True, exist_ok=True)
-        np.save(directory / IdentifierTable.HASHES, keys[order])
-        np.save(directory / IdentifierTable.POSITIONS, np.array(positions, dtype=np.int64)[order])
+        self.directory.mkdir(parents=True, exist_ok=True)
+        np.save(self.directory / self.HASHES, keys[order])
+        np.save(self.directory / self.POSITIONS, np.array(positions, dtype=np.int64)[order])
 
 
 def _identifier_tokens(identifier: str) -> tuple[str, ...]:
@@ -673,25 +672,25 @@ class EngineIndex:
         addresses = [address for _, address in found[start:stop]]
         return np.array(searcher.fast_field_values("position", addresses), dtype=np.int64)
 
-    def page(self, built: tantivy.Query, sort: str, start: int, stop: int) -> tuple[int, np.ndarray]:
-        """How many items ``built`` matches, and the positions of those from ``start`` to ``stop`` in ``sort``.
+    def page(self, built: tantivy.Query, sort: str, start: int, stop: int) -> np.ndarray:
+        """The positions of the items ``built`` matches from ``start`` to ``stop`` in ``sort``.
 
         Relevance: best score first, equal scores in the order of the documents (the label order of an ordered
-        records' index). Other sorts: :data:`RECORD_ORDERS`.
+        records' index). Other sorts: :data:`RECORD_ORDERS`. Not counted here: the facet counts count the matches.
         """
         searcher = self.searcher()
         if start >= int(searcher.num_docs):  # past every item: tantivy would reserve room for ``start`` hits first
-            return int(searcher.search(built, limit=1, count=True).count), np.zeros(0, dtype=np.int64)  # type: ignore[attr-defined]
+            return np.zeros(0, dtype=np.int64)
         limit = max(1, stop - start)
         if sort in RECORD_ORDERS:
             name, ascending = RECORD_ORDERS[sort]
             order = tantivy.Order.Asc if ascending else tantivy.Order.Desc
-            found = searcher.search(built, limit=limit, count=True, order_by_field=name, offset=start, order=order)
+            found = searcher.search(built, limit=limit, count=False, order_by_field=name, offset=start, order=order)
         else:
-            found = searcher.search(built, limit=limit, count=True, offset=start)
+            found = searcher.search(built, limit=limit, count=False, offset=start)
         addresses = [address for _, address in found.hits[: stop - start]]
         positions = searcher.fast_field_values("position", addresses) if addresses else []
-        return int(found.count), np.array(positions, dtype=np.int64)  # type: ignore[attr-defined]
+        return np.array(positions, dtype=np.int64)
 
 
 # What is indexed of projects and records ----------------------------------------------------
@@ -967,7 +966,7 @@ def build_indexes(
         records = map(document_json, _record_documents(catalog, numbered))
     # The records first: forked processes are waited for (and ended) as soon as their documents are indexed.
     _write_json(directory / "records", RECORDS, records, segment_documents)
-    IdentifierTable.write(directory / IDENTIFIERS, (pid for _, table in tables for pid in table.pids))
+    IdentifierTable(directory / IDENTIFIERS).write(pid for _, table in tables for pid in table.pids)
     projects = (project_document(catalog, p, position) for position, p in enumerate(catalog.projects))
     write_index(directory / "projects", PROJECTS, projects)
     if browse_documents is None:  # set by catalog.domain.browse when imported (it imports this module: not above)
