@@ -12,6 +12,7 @@ import hashlib
 import http.client
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -223,6 +224,10 @@ def _play(image: Image, kustomization: Path, *options: str) -> str:
     return played.stdout.split("Pod:\n", 1)[1].split()[0]
 
 
+def _pod_logs(image: Image, pod: str) -> str:
+    return image.podman("pod", "logs", pod, check=False).stdout
+
+
 def _pod_address(image: Image, pod: str) -> str:
     infra = image.podman("pod", "inspect", "--format", "{{.InfraContainerID}}", pod).stdout.strip()
     return image.podman(
@@ -232,11 +237,17 @@ def _pod_address(image: Image, pod: str) -> str:
 
 def _oai(address: str, query: str, deadline: float) -> tuple[int, dict[str, str], bytes]:
     """One OAI-PMH request to a pod, waiting (until ``deadline``) for its port to open."""
+    return _get(address, f"/oai?{query}", deadline)  # the base's SVC_OAI_BASE_URL
+
+
+def _get(address: str, path: str, deadline: float) -> tuple[int, dict[str, str], bytes]:
+    """One request to a pod, waiting (until ``deadline``) for its port to open."""
+    assert address, "the pod has no address"
     while True:
         try:
             connection = http.client.HTTPConnection(address, 8080, timeout=30)
             try:
-                connection.request("GET", f"/oai?{query}")  # the base's SVC_OAI_BASE_URL
+                connection.request("GET", path)
                 response = connection.getresponse()
                 return response.status, dict(response.getheaders()), response.read()
             finally:
@@ -252,12 +263,15 @@ def _harvest_page(address: str, query: str, deadline: float) -> bytes:
         status, headers, body = _oai(address, query, deadline)
         if status != 503:
             assert status == 200, body[:500]
+            assert etree.fromstring(body).find(f"{OAI_NS}error") is None, body[:500]  # an OAI-PMH error is a 200
             return body
         assert time.monotonic() < deadline, body
         time.sleep(min(int(headers["Retry-After"]), 5))
 
 
 OAI_NS = "{http://www.openarchives.org/OAI/2.0/}"
+# What svc logs when it serves a release otherwise than `svc stamp` left it (a part missing, unreadable or late).
+NOT_AS_STAMPED = re.compile(r"change ledger|not used|resumption tokens are signed|after its activation time")
 
 
 def _full_list(address: str, query: str, deadline: float) -> list[tuple[str, str]]:
@@ -325,17 +339,25 @@ def test_a_data_release_rolls_out_on_podman_and_a_harvest_goes_across_it(svc_ima
         deadline = time.monotonic() + 600
         opening = _harvest_page(_pod_address(svc_image, pod), "verb=ListIdentifiers&metadataPrefix=oai_dc", deadline)
         before_items = _items(opening)
+        first_logs = _pod_logs(svc_image, pod)
 
         # The next release: one record changed, stamped to activate after its image is built and rolled out.
         shutil.copytree(releases[0], releases[1])
-        edit_json(records_file(releases[1], "0803"), lambda records: records[0].update(label={"en": "release 2"}))
+        changed = records_file(releases[1], "0803")
+        edit_json(changed, lambda records: records[0].update(label={"en": "release 2"}))
+        changed_page = f"/projects/0803/records/{json.loads(changed.read_text())[0]['pid'].rpartition('/')[2]}"
         activation = activation_of(stamp(releases[1], 180))  # the image's build and the play, on a busy machine
         second = build_and_render(releases[1], "r2")
         pod = _play(svc_image, second, "--replace")
         address = _pod_address(svc_image, pod)
-        status, headers, _ = _oai(address, "verb=Identify", deadline)
+        # What answers there is the second release (its pages are served before its activation time) …
+        status, _, body = _get(address, changed_page, deadline)
+        assert status == 200 and b"release 2" in body, (address, status, _pod_logs(svc_image, pod))
+        # … and OAI-PMH waits for that time.
+        status, headers, body = _oai(address, "verb=Identify", deadline)
         assert time.time() < activation, "the rollout took longer than the test's --activate-in"
-        assert status == 503 and 0 < int(headers["Retry-After"]) <= activation - time.time() + 2
+        assert status == 503, (address, body[:300], _pod_logs(svc_image, pod))
+        assert 0 < int(headers["Retry-After"]) <= activation - time.time() + 2
 
         items = list(before_items)
         token = _token(opening)
@@ -346,15 +368,16 @@ def test_a_data_release_rolls_out_on_podman_and_a_harvest_goes_across_it(svc_ima
         fresh = _full_list(address, "verb=ListIdentifiers&metadataPrefix=oai_dc", deadline)
         since = etree.fromstring(opening).findtext(f"{OAI_NS}responseDate")
         incremental = _full_list(address, f"verb=ListIdentifiers&metadataPrefix=oai_dc&from={since}", deadline)
-        logs = svc_image.podman("pod", "logs", pod, check=False).stdout
+        logs = _pod_logs(svc_image, pod)
     finally:
         for rendered in (first, tmp_path / "r2.yaml"):
             if rendered.exists():
                 svc_image.podman("kube", "down", str(rendered), check=False)
         svc_image.podman("rmi", "--force", f"{data_ref}:r1", f"{data_ref}:r2", check=False)
+    for pod_logs in (first_logs, logs):  # each pod opened its release as stamped: ledger, snapshot, search index
+        assert not NOT_AS_STAMPED.search(pod_logs), pod_logs
     identifiers = [identifier for identifier, _ in items]
     assert len(identifiers) == len(set(identifiers))  # none twice …
     assert identifiers == [identifier for identifier, _ in fresh]  # … and none missed: what a new list gives
     stamp_text = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(activation))
     assert [datestamp for _, datestamp in incremental] == [stamp_text]  # exactly the change, dated with the release
-    assert "after its activation time" not in logs
