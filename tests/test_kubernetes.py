@@ -228,6 +228,13 @@ def _pod_logs(image: Image, pod: str) -> str:
     return image.podman("pod", "logs", pod, check=False).stdout
 
 
+def _init_restarts(image: Image, pod: str) -> int:
+    """How often the pod's init container (the data copy) was started again after it ended: 0 when it ran once."""
+    names = image.podman("pod", "inspect", "--format", "{{range .Containers}}{{.Name}} {{end}}", pod).stdout.split()
+    (data,) = [name for name in names if name.endswith("-data")]
+    return int(image.podman("inspect", "--format", "{{.RestartCount}}", data).stdout)
+
+
 def _pod_address(image: Image, pod: str) -> str:
     infra = image.podman("pod", "inspect", "--format", "{{.InfraContainerID}}", pod).stdout.strip()
     return image.podman(
@@ -340,6 +347,7 @@ def test_a_data_release_rolls_out_on_podman_and_a_harvest_goes_across_it(svc_ima
         opening = _harvest_page(_pod_address(svc_image, pod), "verb=ListIdentifiers&metadataPrefix=oai_dc", deadline)
         before_items = _items(opening)
         first_logs = _pod_logs(svc_image, pod)
+        assert _init_restarts(svc_image, pod) == 0  # the release was copied once, before svc started, and left alone
 
         # The next release: one record changed, stamped to activate after its image is built and rolled out.
         shutil.copytree(releases[0], releases[1])
@@ -369,6 +377,7 @@ def test_a_data_release_rolls_out_on_podman_and_a_harvest_goes_across_it(svc_ima
         since = etree.fromstring(opening).findtext(f"{OAI_NS}responseDate")
         incremental = _full_list(address, f"verb=ListIdentifiers&metadataPrefix=oai_dc&from={since}", deadline)
         logs = _pod_logs(svc_image, pod)
+        assert _init_restarts(svc_image, pod) == 0
     finally:
         for rendered in (first, tmp_path / "r2.yaml"):
             if rendered.exists():
