@@ -624,6 +624,13 @@ def killed_with_leases(fleet: Fleet, victim: Replica, lifetime: int) -> LeaseRes
     try:
         victim.wait_ready()
         with held_oai_requests([victim], source, MAX_CONCURRENT):
+            # In flight in the fleet's eyes once their leases are in Redis: a worker has read them some moments
+            # before it leases them (on a busy machine, long enough for a kill to come between).
+            end = time.monotonic() + 60
+            while redis.zcard(leases_key(source)) < MAX_CONCURRENT:
+                if time.monotonic() > end:
+                    raise TimeoutError(f"{victim.name} leased {source}'s held requests not within 60 s")
+                time.sleep(0.02)
             victim.kill()
             killed_at = redis_now(redis)
             lapse_at = [score for _, score in redis.zrange(leases_key(source), 0, -1, withscores=True)]
