@@ -199,7 +199,9 @@ def test_copy_buttons_copy_and_say_so(browser: Browser, server: Server):
     context.close()
 
 
-@pytest.mark.parametrize("path", ["/projects", "/projects/0803", "/persons/person-071", "/about"])
+@pytest.mark.parametrize(
+    "path", ["/projects", "/projects/0803", "/persons/person-071", "/records/facets/type?q=recto&type=Image", "/about"]
+)
 def test_axe_finds_no_wcag_21_aa_violation(page: Page, server: Server, path: str):
     page.goto(server.base_url + path)
     page.evaluate(Path(AXE).read_text())

@@ -35,6 +35,7 @@ PAGES = (
     "/projects/0803/records?q=zzzzqqq",
     "/projects/0803/records/lklK7rVuVOmpBZYWrF8o=gh",
     "/records?q=recto",
+    "/records/facets/year?q=recto",
     "/persons",
     "/persons/person-071",
     "/organizations",

@@ -107,6 +107,7 @@ def _samples() -> dict[str, str]:
         "record_suffix": table.pids[0].rpartition("/")[2],
         "record": table.pids[0].rpartition("/")[2],
         "number": "1",
+        "facet": "project",
         "rest": "nothing-here",
     }
     for kind in ("persons", "organizations", "clusters", "collections"):

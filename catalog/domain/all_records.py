@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar, Self
 
@@ -27,7 +27,7 @@ import numpy as np
 from catalog.domain import engine
 from catalog.domain.memo import memo_for
 from catalog.domain.model import Catalog, Project, RecordTable, parse_timestamp
-from catalog.domain.paging import PagePositions
+from catalog.domain.paging import PagePositions, page_bounds, page_count
 from catalog.domain.record_search import (
     PAGE_SIZE,
     ProjectRecordIndex,
@@ -261,6 +261,11 @@ class AllRecordsQuery(FacetedQuery):
             raise BadQuery("more than {limit} filter values", limit=MAX_FILTER_VALUES)
         years = (parse_year(params.get("from", ()), "from"), parse_year(params.get("to", ()), "to"))
         return cls(base.text, tuple(filters), base.sort, base.page, years)  # base.sort: "" when it is the default
+
+    def with_filter(self, key: str, value: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The selections with ``value`` of facet ``key`` added, in the order :meth:`from_params` gives them."""
+        chosen = {**dict(self.filters), key: tuple(sorted({*self.selected(key), value}))}
+        return tuple((facet, chosen[facet]) for facet in FACET_KEYS if facet in chosen)
 
     def _state(self) -> dict[str, Any]:
         return {**super()._state(), "years": self.years}
@@ -723,3 +728,34 @@ def search_catalog(catalog: Catalog, query: AllRecordsQuery) -> AllRecordsResult
             return answer
         return search_all_records(index, query, found.record_scores(query.parsed))
     return search_all_records(index, query, None)
+
+
+FACET_PAGE_SIZE = 100  # values on a page of a facet's own (`/records/facets/<key>`)
+
+
+@dataclass(frozen=True)
+class FacetPage(PagePositions):
+    """One page of every value a facet of `/records` counts for a search."""
+
+    page_size: ClassVar[int] = FACET_PAGE_SIZE
+    key: str
+    label: str
+    total: int  # how many values the facet has
+    page: int
+    page_count: int
+    values: tuple[FacetValue, ...]  # this page's, in the facet's order
+
+
+def facet_page(catalog: Catalog, query: AllRecordsQuery, key: str) -> FacetPage:
+    """Page ``query.page`` of the values of facet ``key`` (one of :data:`FACET_KEYS`) for ``query``'s search.
+
+    The facet `/records` shows for the same search (its sort and page aside), so the counts are the same.
+    Raises :class:`PageOutOfRange` past the last page.
+    """
+    searched = search_catalog(catalog, replace(query, sort="", page=1))
+    facet = next(facet for facet in searched.facets if facet.key == key)
+    pages = page_count(len(facet.values), FACET_PAGE_SIZE)
+    if query.page > pages:
+        raise PageOutOfRange(query.page, pages)
+    start, stop = page_bounds(query.page, FACET_PAGE_SIZE)
+    return FacetPage(key, facet.label, len(facet.values), query.page, pages, facet.values[start:stop])

@@ -36,6 +36,11 @@ def all_records() -> str:
     return reverse("records")
 
 
+def records_facet(key: str) -> str:
+    """The page of every value of a facet of `/records`."""
+    return reverse("records-facet", args=[key])
+
+
 def listing(kind: str) -> str:
     """A browse listing: ``persons``, ``organizations``, ``clusters`` or ``collections``."""
     return reverse(kind)

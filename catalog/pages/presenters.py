@@ -10,13 +10,14 @@ the language the view model is built in.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from catalog.domain.all_records import AllRecordsQuery
 from catalog.domain.engine import Marker
 from catalog.domain.model import (
     Catalog,
@@ -29,6 +30,7 @@ from catalog.domain.model import (
     RecordTable,
 )
 from catalog.domain.record_search import record_date
+from catalog.domain.search import FacetValue
 from catalog.domain.temporal import resolve
 from catalog.domain.values import (
     Link,
@@ -134,6 +136,33 @@ class RecordRow:
     label_parts: tuple[tuple[str, bool], ...] = ()  # (text, matches the search)
     snippet_parts: tuple[tuple[str, bool], ...] = ()  # where else the search matched: a description, keywords
     project: EntityRef | None = None  # shown when the rows come from several projects
+
+
+@dataclass(frozen=True, slots=True)
+class FacetValueLink:
+    """A value on a facet's own page: the search with it selected, or, when it is, without it."""
+
+    label: str
+    count: int
+    selected: bool
+    url: str
+
+
+def facet_value_links(
+    key: str,
+    values: Sequence[FacetValue],
+    query: AllRecordsQuery,
+    records_path: str,
+    label: Callable[[str, FacetValue], str],
+) -> list[FacetValueLink]:
+    """The values of facet ``key`` as links to `/records` (``records_path``) with ``query``'s search, from its
+    first page; ``label`` says a value as the facet on `/records` does."""
+
+    def toggled(value: FacetValue) -> str:
+        changed = query.without_filter if value.selected else query.with_filter
+        return query.url(records_path, filters=changed(key, value.value), page=1)
+
+    return [FacetValueLink(label(key, value), value.count, value.selected, toggled(value)) for value in values]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ urlpatterns = [
     path("projects/<str:shortcode>", views.project, name="project"),
     path("projects/<str:shortcode>/records", views.project_records, name="project-records"),
     path("records", views.records_everywhere, name="records"),
+    path("records/facets/<str:facet>", views.records_facet, name="records-facet"),
     path("projects/<str:shortcode>/records/<str:record_suffix>", views.record, name="record"),
     path("persons", views.browse_listing, {"kind": "persons"}, name="persons"),
     path("organizations", views.browse_listing, {"kind": "organizations"}, name="organizations"),

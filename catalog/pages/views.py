@@ -70,6 +70,7 @@ PAGE_TEMPLATES = (
     "project.html",
     "records.html",
     "all_records.html",
+    "records_facet.html",
     "record.html",
     "person.html",
     "organization.html",
@@ -594,6 +595,9 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
                     (export.label, query.url(f"/{export.file}", page=1)) for export in result_exports.RESULT_EXPORTS
                 ],
                 "noindex": bool(query.text or query.filters or query.sort or query.years != (None, None)),
+                "facet_pages": {
+                    key: query.url(page_links.records_facet(key), page=1) for key in all_records.FACET_KEYS
+                },
                 **pagination(result.page, result.page_count, lambda n: query.url(path, page=n)),
                 "meta": presenters.PageMeta(
                     title=_("Records of all projects")
@@ -601,6 +605,52 @@ def records_everywhere(request: HttpRequest) -> HttpResponse:
                     description=_("Search the {count} records of every research project.").format(count=index.size),
                     path=query.url(path),
                     json_path=query.url(links.all_records_json_path()),  # the same search, filters, sort, page
+                ),
+            },
+        )
+
+    return _changed_with_catalog(_page(render), catalog)
+
+
+@varies_on(Input.ORIGIN, Input.LANGUAGE, query=all_records.AllRecordsQuery.PARAMETERS)
+@require_safe
+def records_facet(request: HttpRequest, facet: str) -> HttpResponse:
+    """`/records/facets/<key>`: every value of a facet of `/records` for the same search, 100 a page, each a link
+    to that search with the value selected (or, selected, without it); `/records` writes its first 50 only."""
+    catalog = catalog_of(request)
+    if facet not in all_records.FACET_KEYS:
+        raise Http404(_("The records have no filter {key}.").format(key=repr(facet)))
+    try:
+        query = all_records.AllRecordsQuery.from_params(dict(request.GET.lists()))
+    except BadQuery as error:
+        return bad_request(request, _reason(error))
+
+    def render() -> str:
+        try:
+            found = all_records.facet_page(catalog, query, facet)
+        except PageOutOfRange as error:
+            raise Http404(_past_the_end(error)) from None
+        records, path = page_links.all_records(), page_links.records_facet(facet)
+        title = _("{facet} — all values").format(facet=_(found.label))
+        return _render(
+            request,
+            "records_facet.html",
+            {
+                "facet": found,
+                "heading": title,
+                "values": presenters.facet_value_links(
+                    facet, found.values, query, records, catalog_tags.facet_value_label
+                ),
+                "records_url": query.url(records, page=1),
+                "noindex": True,  # one page per facet and search: an unbounded crawl space, like a search's
+                **pagination(found.page, found.page_count, lambda n: query.url(path, page=n)),
+                "meta": presenters.PageMeta(
+                    title=title + (" " + _("(page {number})").format(number=found.page) if found.page > 1 else ""),
+                    description=_("Every value of the filter {facet} for a search of the records.").format(
+                        facet=_(found.label)
+                    ),
+                    path=query.url(path),
+                    json_path=None,
                 ),
             },
         )

@@ -17,7 +17,9 @@ from catalog.domain.all_records import (
     AllRecordsResult,
     RecordsWithIndex,
     all_records_index,
+    facet_page,
     label_sort_key,
+    search_catalog,
     search_in_engine,
 )
 from catalog.domain.all_records import search_all_records as search_index
@@ -325,3 +327,20 @@ def test_tantivy_counts_orders_and_pages_as_the_matches_read_out(synthetic, para
             narrowed = search_index(index, selected, found.record_scores(selected.parsed))
             assert search_in_engine(index, selected, found) == narrowed
             assert answer(segments, selected) == narrowed
+
+
+def test_a_value_added_to_the_selections_keeps_them_as_the_url_gives_them():
+    asked = query(q="folio", year="2020", type="Text")
+    assert asked.with_filter("project", "0AA2") == (("project", ("0AA2",)), ("type", ("Text",)), ("year", ("2020",)))
+    assert asked.with_filter("type", "Image") == query(type=["Text", "Image"], year="2020").filters
+    assert asked.with_filter("type", "Text") == asked.filters  # already selected: nothing changes
+
+
+def test_a_facet_page_lists_the_values_records_counts_for_the_same_search(catalog):
+    asked = query(type="Image", sort="newest")
+    counted = next(facet for facet in search_catalog(catalog, asked).facets if facet.key == "project")
+    listed = facet_page(catalog, asked, "project")
+    assert (listed.key, listed.total, listed.page_count) == ("project", 2, 1)
+    assert listed.values == counted.values and [value.count for value in listed.values] == [2, 1]
+    with pytest.raises(PageOutOfRange):
+        facet_page(catalog, dataclasses.replace(asked, page=2), "project")
