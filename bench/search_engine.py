@@ -104,13 +104,16 @@ def http_figures(data_dir: Path, repeat: int, server_code: Path | None = None) -
     svc = str(Path(sys.executable).with_name("svc"))
     server = subprocess.Popen([svc, "serve", "--workers", "1"], env=env, stdout=subprocess.DEVNULL)
     try:
-        for _ in range(600):
+        deadline = time.monotonic() + 900  # ten million records from a cold page cache take minutes
+        while True:
             try:
                 probe_connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
                 probe_connection.request("GET", "/healthz")
                 probe_connection.getresponse().read()
                 break
             except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"svc serve on {data_dir} did not start (exit status {server.poll()})") from None
                 time.sleep(0.2)
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         figures: dict[str, Any] = {}
