@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+from collections.abc import Iterator
 from urllib.parse import urlencode
 
 import pytest
@@ -9,7 +11,8 @@ import pytest
 from catalog.domain import all_records
 from catalog.pages.templatetags.catalog_tags import INLINE_VALUES
 from tests import datadir
-from tests.conftest import tree_of
+from tests.conftest import SAMPLE_DIR, Server, start_server, stop_server, tree_of
+from tests.http_support import fetch, head_and_get, same_headers
 
 pytestmark = pytest.mark.usefixtures("static_assets")
 
@@ -118,3 +121,25 @@ def test_the_page_names_the_facet_and_stays_out_of_search_engines(client, catalo
 )
 def test_an_unknown_facet_or_a_page_past_the_end_is_not_found(client, catalog, path, status):
     assert client.get(path).status_code == status
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Server]:
+    """A real `svc serve` of the sample data: what a browser meets over a socket."""
+    running = start_server(SAMPLE_DIR, {"SVC_WORKERS": "1"})
+    yield running
+    stop_server(running)
+
+
+def test_over_a_socket_the_page_answers_head_gzip_and_its_errors_as_the_listings_do(served: Server):
+    head, get = head_and_get(served.base_url, "/records/facets/project?q=plan")
+    assert (head.status, get.status) == (200, 200) and head.body == b"" and same_headers(head, get)
+    assert head.headers["content-length"] == str(len(get.body)) and "Accept-Encoding" in get.headers["vary"]
+    zipped = fetch(served.base_url, "/records/facets/project?q=plan", headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers["content-encoding"] == "gzip" and gzip.decompress(zipped.body) == get.body
+    assert [
+        fetch(served.base_url, path).status for path in ("/records/facets/colour", "/records/facets/type?sort=x")
+    ] == [
+        404,
+        400,
+    ]
