@@ -94,7 +94,9 @@ def test_unknown_parameters_and_forwarded_hosts_are_answered_from_the_kept_respo
     before = len(server.output())
     first = fetch(server.base_url, path)
     assert first.status == 200
-    _access_lines(server, before, path, 1)  # its line is written: what follows is the requests below
+    # Its line is written (by this server: the answer came from it): what follows is the requests below.
+    answered = _access_lines(server, before, path, 1)
+    assert len(answered) == 1, ("the first request is not in this server's log", server.output()[before:])
     start = len(server.output())
     for number in range(5):
         again = fetch(server.base_url, f"{path}?zz={number}&utm_source=n{number}")
@@ -106,7 +108,10 @@ def test_unknown_parameters_and_forwarded_hosts_are_answered_from_the_kept_respo
     forwarded = _access_lines(server, start, path, 5)
     # What else the server said meanwhile (a worker started again would start with no kept responses).
     said = [line for line in server.output()[before:].splitlines() if " svc.access: " not in line]
-    assert [line.endswith(" cached") for line in unknown + forwarded] == [True] * 10, (unknown + forwarded, said)
+    assert [line.endswith(" cached") for line in unknown + forwarded] == [True] * 10, (
+        answered + unknown + forwarded,
+        said,
+    )
 
 
 @pytest.mark.parametrize(
