@@ -89,6 +89,7 @@ class FleetLeases:
         if store.outage.resting():
             return Lease(self, key, "")
         member = secrets.token_hex(8)
+        asked_at = store.outage.clock()
         try:
             self._give_back_unreturned()
             ahead = store.clock_ahead if store.clock_ahead is not None else self._learn_clock()
@@ -98,10 +99,10 @@ class FleetLeases:
             )
         except store.errors as error:
             self._give_back_later(key, member)  # the answer was lost: the lease may have been taken in time
-            store.outage.failed(error)
+            store.outage.failed(error, asked_at)
             return Lease(self, key, "")
         self._learned(int(seconds), int(microseconds))
-        store.outage.answered()
+        store.outage.answered(asked_at)
         if held < 0:  # Redis ran it past the deadline: nothing taken
             return Lease(self, key, "")
         return Lease(self, key, member) if held else None
@@ -113,13 +114,14 @@ class FleetLeases:
         if self.store.outage.resting():
             self._give_back_later(lease.key, lease.member)
             return
+        asked_at = self.store.outage.clock()
         try:
             self.store.client.zrem(lease.key, lease.member)
         except self.store.errors as error:
             self._give_back_later(lease.key, lease.member)
-            self.store.outage.failed(error)
+            self.store.outage.failed(error, asked_at)
             return
-        self.store.outage.answered()
+        self.store.outage.answered(asked_at)
 
     def _learn_clock(self) -> float:
         """Ask Redis's clock (once per process: afterwards every answer brings it)."""

@@ -16,7 +16,15 @@ import pytest
 
 from bench.fleet import Redis
 from catalog.domain.loader import load_catalog
-from catalog.web.ratelimit import MAX_LOCAL_CLIENTS, RETRY_INTERVAL, WARN_INTERVAL, LocalStore, RedisStore, TokenBucket
+from catalog.web.ratelimit import (
+    MAX_LOCAL_CLIENTS,
+    RETRY_INTERVAL,
+    WARN_INTERVAL,
+    LocalStore,
+    RedisOutage,
+    RedisStore,
+    TokenBucket,
+)
 from tests.conftest import CORPUS_DIR, SAMPLE_DIR, start_server, stop_server
 from tests.oai_support import HIGH_LIMITS_ENV, OAI_PATH, config, parse_valid, request_in_flight
 
@@ -183,6 +191,51 @@ def test_an_unreachable_redis_admits_everyone_with_one_warning_per_interval(capl
             assert lines(logging.INFO) == ["OAI rate and concurrency limits are shared through Redis again"]
     finally:
         redis.stop()
+
+
+BACK = "OAI rate and concurrency limits are shared through Redis again"
+
+
+def _outage_lines(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
+    """Each line's level and message, without the error it names."""
+    return [(record.levelname, record.getMessage().partition(" (")[0]) for record in caplog.records]
+
+
+def test_an_answer_asked_before_redis_failed_does_not_end_the_outage(caplog: pytest.LogCaptureFixture):
+    """Seen in the fleet under load: a request's answer came back just after another's failure, and said "again"."""
+    clock = Clock()
+    outage = RedisOutage(clock)
+    with caplog.at_level(logging.INFO, logger="oaipmh.ratelimit"):
+        answered_before = clock.now  # on its way when Redis went down
+        clock.now += 0.001
+        outage.failed(OSError("Connection closed by server."), clock.now)
+        clock.now += 0.001
+        outage.answered(answered_before)
+        assert outage.resting()  # still failing: not asked again before RETRY_INTERVAL
+        clock.now += RETRY_INTERVAL
+        outage.answered(clock.now)  # asked after the failure: Redis answers again
+        assert not outage.resting()
+    assert _outage_lines(caplog) == [("WARNING", "Redis unreachable"), ("INFO", BACK)]
+
+
+def test_a_failure_asked_before_redis_answered_again_does_not_start_another_outage(caplog: pytest.LogCaptureFixture):
+    clock = Clock()
+    outage = RedisOutage(clock)
+    with caplog.at_level(logging.INFO, logger="oaipmh.ratelimit"):
+        outage.failed(OSError("Connection refused"), clock.now)
+        clock.now += RETRY_INTERVAL
+        timed_out = clock.now  # asked while Redis was still down, given up on after the socket timeout
+        clock.now += 0.001
+        outage.answered(clock.now)
+        clock.now += 1.0
+        outage.failed(OSError("Timeout reading from socket"), timed_out)
+        assert not outage.resting()
+        outage.failed(OSError("Connection refused"), clock.now)  # asked after: Redis is down again
+        assert outage.resting()
+        clock.now += RETRY_INTERVAL
+        outage.answered(clock.now)
+    # One WARNING per WARN_INTERVAL; each end of an outage is said.
+    assert _outage_lines(caplog) == [("WARNING", "Redis unreachable"), ("INFO", BACK), ("INFO", BACK)]
 
 
 def test_a_redis_that_hangs_costs_one_timeout_per_retry_interval_not_one_per_request():

@@ -35,12 +35,13 @@ class FleetRelease:
         store = self.store
         if store.outage.resting():
             return None
+        asked_at = store.outage.clock()
         try:
             previous = cast(bytes | None, store.client.set(RELEASE_KEY, activation, get=True))
         except store.errors as error:
-            store.outage.failed(error)
+            store.outage.failed(error, asked_at)
             return None
-        store.outage.answered()
+        store.outage.answered(asked_at)
         return _activation(previous)
 
     def newest(self) -> int | None:
@@ -48,12 +49,13 @@ class FleetRelease:
         store = self.store
         if store.outage.resting():
             return None
+        asked_at = store.outage.clock()
         try:
             recorded = cast(bytes | None, store.client.get(RELEASE_KEY))
         except store.errors as error:
-            store.outage.failed(error)
+            store.outage.failed(error, asked_at)
             return None
-        store.outage.answered()
+        store.outage.answered(asked_at)
         return _activation(recorded)
 
 

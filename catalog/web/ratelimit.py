@@ -128,12 +128,13 @@ class RedisStore:
     def take(self, client: str, interval: float, tolerance: float) -> float:
         if self.outage.resting():
             return 0.0
+        asked_at = self.outage.clock()
         try:
             wait = float(self._script(keys=[redis_key(KEY_PREFIX, client)], args=[repr(interval), repr(tolerance)]))
         except self.errors as error:
-            self.outage.failed(error)
+            self.outage.failed(error, asked_at)
             return 0.0
-        self.outage.answered()
+        self.outage.answered(asked_at)
         return wait
 
 
@@ -142,6 +143,14 @@ class RedisOutage:
 
     After a failure Redis is left alone for ``RETRY_INTERVAL`` so that an
     unresponsive one (a 1 s socket timeout) does not slow every request.
+
+    Requests of one worker ask Redis concurrently, so an answer may come back
+    after another request's failure though it was asked before it (and a
+    failure after a recovery). Each report carries when its question was
+    asked (``asked_at``, on :attr:`clock`): one asked before Redis was last
+    found failing, or answering again, is older than what is known and
+    changes nothing. Otherwise an answer already on its way when Redis went
+    down would say "shared again" at the start of the outage.
     """
 
     def __init__(self, clock: Callable[[], float]) -> None:
@@ -149,13 +158,18 @@ class RedisOutage:
         self._retry_at = 0.0  # while failing: when to ask Redis again
         self._warned_at: float | None = None  # when the last WARNING was written
         self._failing = False
+        self._changed_at = -math.inf  # when Redis was last found failing, or answering again
 
     def resting(self) -> bool:
         """Whether Redis failed less than ``RETRY_INTERVAL`` ago: not to be asked now."""
         return self._failing and self.clock() < self._retry_at
 
-    def failed(self, error: Exception) -> None:
+    def failed(self, error: Exception, asked_at: float) -> None:
+        if asked_at < self._changed_at:
+            return  # asked before the last news of Redis: not news
         now = self.clock()  # after the failure: a timeout may have taken a second
+        if not self._failing:
+            self._changed_at = now
         self._failing = True
         self._retry_at = now + RETRY_INTERVAL
         if self._warned_at is None or now - self._warned_at >= WARN_INTERVAL:
@@ -167,9 +181,10 @@ class RedisOutage:
                 WARN_INTERVAL,
             )
 
-    def answered(self) -> None:
-        if self._failing:
+    def answered(self, asked_at: float) -> None:
+        if self._failing and asked_at >= self._changed_at:
             self._failing = False
+            self._changed_at = self.clock()
             logger.info("OAI rate and concurrency limits are shared through Redis again")
 
 

@@ -198,7 +198,7 @@ def test_leases_that_could_not_be_given_back_are_given_back_at_the_next_exchange
     leases = worker(redis, clock=clock)
     held = [leases.enter("harvester", 2) for _ in range(2)]
     assert all(lease is not None and lease.member for lease in held)
-    leases.store.outage.failed(OSError("a request of another client timed out"))  # Redis rests for a second
+    leases.store.outage.failed(OSError("a request of another client timed out"), clock.now)  # Redis rests for a second
     for lease in held:
         assert lease is not None
         lease.release()  # not asked now: remembered
