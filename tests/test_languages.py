@@ -268,6 +268,20 @@ def test_dates_and_numbers_follow_the_language(client, corpus):
         assert heading.startswith(shown), (language, heading)
 
 
+@pytest.mark.parametrize(
+    ("language", "persons", "organizations"),
+    [
+        ("fr", "416 personnes, résultats 1–", "142 organisations, résultats 1–"),
+        ("it", "416 persone, risultati 1–", "142 organizzazioni, risultati 1–"),
+    ],
+)
+def test_the_range_shown_agrees_with_what_is_counted(client, corpus, language, persons, organizations):
+    """One wording after every count: "affichés", "mostrati" agreed with projects and records, not with persons."""
+    for path, shown in (("/persons", persons), ("/organizations", organizations)):
+        heading = tree_of(client.get(prefixed(path, language))).xpath("string(//h2[@id='results-heading'])")
+        assert heading.startswith(shown), (path, heading)
+
+
 def test_sitemap_names_every_language_of_each_page(client, corpus):
     root = html.etree.fromstring(client.get("/sitemap.xml").content)
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
