@@ -271,8 +271,8 @@ def test_dates_and_numbers_follow_the_language(client, corpus):
 @pytest.mark.parametrize(
     ("language", "persons", "organizations"),
     [
-        ("fr", "416 personnes, résultats 1–", "142 organisations, résultats 1–"),
-        ("it", "416 persone, risultati 1–", "142 organizzazioni, risultati 1–"),
+        ("fr", "416 personnes, résultats 1\u2013", "142 organisations, résultats 1\u2013"),
+        ("it", "416 persone, risultati 1\u2013", "142 organizzazioni, risultati 1\u2013"),
     ],
 )
 def test_the_range_shown_agrees_with_what_is_counted(client, corpus, language, persons, organizations):
